@@ -1,0 +1,199 @@
+import { Value } from "@sinclair/typebox/value";
+import { ToolError, messageOf } from "../errors.js";
+import { sha256 } from "../workspace/text.js";
+import { createResolveTool } from "./resolve.js";
+import { PendingActionStore } from "./store.js";
+import { joinText, type AgentToolResult, type PendingAction, type Tool, type ToolCallResult } from "./types.js";
+
+export const STORE_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
+
+export interface ToolCallRecord {
+  toolCallId: string;
+  stepId: string;
+  tool: string;
+  params: unknown;
+  result: ToolCallResult;
+  /** Actions this call pushed, in push order. */
+  pushed: PendingAction[];
+  startedAt: number;
+  durationMs: number;
+}
+
+export type SessionEvent =
+  | { type: "call_start"; toolCallId: string; stepId: string; tool: string; params: unknown }
+  | { type: "action_pushed"; action: PendingAction }
+  | { type: "call_end"; record: ToolCallRecord };
+
+export interface SessionOptions {
+  cwd: string;
+  /** Milliseconds clock; injectable for deterministic tests. */
+  now?: () => number;
+  signal?: AbortSignal;
+}
+
+/** Human-readable path of the first schema violation, e.g. `files[0]: Expected string`. */
+export function schemaErrors(schema: Tool["parameters"], value: unknown): string[] {
+  const out: string[] = [];
+  for (const err of Value.Errors(schema, value)) {
+    const path = err.path
+      .split("/")
+      .slice(1)
+      .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
+    out.push(path ? `${path}: ${err.message}` : err.message);
+    if (out.length >= 20) break;
+  }
+  return out;
+}
+
+/**
+ * One session: a tool registry, one PendingActionStore, tool calls run one at a time. Any
+ * throw from a tool becomes an error result and the session goes on (SPEC 1.3).
+ */
+export class Session {
+  readonly cwd: string;
+  readonly store = new PendingActionStore();
+  readonly tools = new Map<string, Tool>();
+  readonly records: ToolCallRecord[] = [];
+  readonly signal: AbortSignal | undefined;
+  readonly #now: () => number;
+  readonly #listeners = new Set<(event: SessionEvent) => void>();
+  readonly #pushCounts = new Map<string, number>();
+  #callCounter = 0;
+  #current: { stepId: string; toolCallId: string; pushed: PendingAction[] } | undefined;
+  #active = true;
+  /** The action the last `resolve` call popped (even when its callback threw). */
+  lastPopped: PendingAction | undefined;
+
+  constructor(options: SessionOptions) {
+    this.cwd = options.cwd;
+    this.#now = options.now ?? Date.now;
+    this.signal = options.signal;
+    this.register(createResolveTool(this.store, (a) => (this.lastPopped = a)));
+  }
+
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** After end(), pushPendingAction throws STORE_UNAVAILABLE. */
+  end(): void {
+    this.#active = false;
+  }
+
+  on(listener: (event: SessionEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  register(tool: Tool): void {
+    if (this.tools.has(tool.name)) throw new Error(`Tool name "${tool.name}" conflicts with existing tool`);
+    this.tools.set(tool.name, tool);
+  }
+
+  /**
+   * Pushes an action staged by the tool call in progress, attaching the runner's bookkeeping
+   * (`<step-id>#<n>` id, tool-call id). Outside a call the action belongs to the last step.
+   */
+  pushPendingAction(action: PendingAction): void {
+    if (!this.#active) throw new Error(STORE_UNAVAILABLE);
+    const stepId = this.#current?.stepId ?? this.records.at(-1)?.stepId ?? "session";
+    const toolCallId = this.#current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
+    const n = (this.#pushCounts.get(stepId) ?? 0) + 1;
+    this.#pushCounts.set(stepId, n);
+    action.meta = { id: `${stepId}#${n}`, stepId, toolCallId, fingerprint: fingerprintOf(action) };
+    this.#current?.pushed.push(action);
+    this.store.push(action);
+    this.#emit({ type: "action_pushed", action });
+  }
+
+  /** Runs one tool call to completion. Never throws for tool failures. */
+  async call(toolName: string, params: unknown, stepId: string): Promise<ToolCallRecord> {
+    const toolCallId = `call_${++this.#callCounter}`;
+    const startedAt = this.#now();
+    const pushed: PendingAction[] = [];
+    this.#current = { stepId, toolCallId, pushed };
+    this.#emit({ type: "call_start", toolCallId, stepId, tool: toolName, params });
+    let result: ToolCallResult;
+    try {
+      result = normalizeResult(await this.#execute(toolName, params, toolCallId, stepId));
+    } catch (err) {
+      result = { content: [{ type: "text", text: messageOf(err) }], details: {}, isError: true };
+    } finally {
+      this.#current = undefined;
+    }
+    for (const action of pushed) {
+      if (!action.meta) continue;
+      action.meta.preview = result;
+      action.meta.fingerprint = fingerprintOf(action);
+    }
+    const record: ToolCallRecord = {
+      toolCallId,
+      stepId,
+      tool: toolName,
+      params,
+      result,
+      pushed,
+      startedAt,
+      durationMs: this.#now() - startedAt,
+    };
+    this.records.push(record);
+    this.#emit({ type: "call_end", record });
+    return record;
+  }
+
+  async #execute(toolName: string, params: unknown, toolCallId: string, stepId: string): Promise<AgentToolResult> {
+    const tool = this.tools.get(toolName);
+    if (!tool) throw new ToolError(`Unknown tool: ${toolName}`);
+    const problems = schemaErrors(tool.parameters, params);
+    if (problems.length > 0) throw new ToolError(`Invalid parameters for ${toolName}: ${problems.join("; ")}`);
+    const ctx = {
+      cwd: this.cwd,
+      stepId,
+      isIdle: () => this.#current === undefined,
+      hasQueuedMessages: () => false,
+      abort: () => {},
+    };
+    return tool.execute(toolCallId, params as never, undefined, ctx, this.signal);
+  }
+
+  #emit(event: SessionEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function normalizeResult(result: unknown): ToolCallResult {
+  if (result && typeof result === "object" && Array.isArray((result as AgentToolResult).content)) {
+    return result as ToolCallResult;
+  }
+  if (result === undefined) return { content: [] };
+  throw new ToolError(`Tool returned an invalid result (expected { content: [...] })`);
+}
+
+/**
+ * sha256 over the source tool, label and exact changes (path, before and after hashes) or, for
+ * opaque actions, over their details and the preview text (SPEC 6.3).
+ */
+export function fingerprintOf(action: PendingAction): string {
+  const body = action.changes
+    ? {
+        source: action.sourceToolName,
+        label: action.label,
+        changes: action.changes.map((c) => [c.path, c.beforeSha256, c.afterSha256]),
+      }
+    : {
+        source: action.sourceToolName,
+        label: action.label,
+        details: safeJson(action.details),
+        preview: joinText(action.meta?.preview),
+      };
+  return sha256(JSON.stringify(body));
+}
+
+function safeJson(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value ?? null));
+  } catch {
+    return String(value);
+  }
+}

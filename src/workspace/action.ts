@@ -1,0 +1,31 @@
+import type { AgentToolResult, FileChange, PendingAction } from "../session/types.js";
+import { textResult } from "../session/types.js";
+import type { Workspace } from "./workspace.js";
+
+export interface FileActionInput {
+  label: string;
+  sourceToolName: string;
+  changes: FileChange[];
+  details?: unknown;
+  replacements?: number;
+  /** Text of a successful apply; defaults to "" so resolve falls back to `Applied: <label>.` */
+  appliedText?: (written: FileChange[]) => string;
+}
+
+/**
+ * A pending action whose apply writes exactly the staged changes through the workspace
+ * (stale-checked, journaled, atomic). Shared by every built-in producer and `pi.files.stage`.
+ */
+export function createFileAction(workspace: Workspace, input: FileActionInput): PendingAction {
+  return {
+    label: input.label,
+    sourceToolName: input.sourceToolName,
+    changes: input.changes,
+    ...(input.details !== undefined ? { details: input.details } : {}),
+    ...(input.replacements !== undefined ? { replacements: input.replacements } : {}),
+    async apply(): Promise<AgentToolResult> {
+      const written = await workspace.apply(input.changes);
+      return textResult(input.appliedText?.(written) ?? "", { files: written.map((c) => c.path) });
+    },
+  };
+}

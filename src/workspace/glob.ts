@@ -1,0 +1,18 @@
+import picomatch from "picomatch";
+
+/** One matcher for the globs users write in policies and recipes (dotfiles included). */
+export function globMatcher(globs: string | readonly string[]): (path: string) => boolean {
+  const list = typeof globs === "string" ? [globs] : [...globs];
+  if (list.length === 0) return () => false;
+  return picomatch(list, { dot: true });
+}
+
+/** Throws picomatch's own error for a malformed glob; used by validation. */
+export function checkGlob(glob: string): string | undefined {
+  try {
+    picomatch.makeRe(glob, { dot: true, strictBrackets: true });
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}

@@ -1,0 +1,37 @@
+import { createHash } from "node:crypto";
+
+export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export type TextProblem = "binary" | "non-utf8" | "too-large";
+
+/**
+ * Decodes file bytes as UTF-8 text, keeping a BOM as U+FEFF so writing the text back
+ * reproduces the bytes. Returns a problem instead for binary, invalid UTF-8 or oversize input.
+ */
+export function decodeText(bytes: Uint8Array, maxBytes = DEFAULT_MAX_FILE_BYTES): { text: string } | { problem: TextProblem } {
+  if (bytes.byteLength > maxBytes) return { problem: "too-large" };
+  const head = bytes.subarray(0, 8000);
+  if (head.includes(0)) return { problem: "binary" };
+  try {
+    return { text: decoder.decode(bytes) };
+  } catch {
+    return { problem: "non-utf8" };
+  }
+}
+
+export function describeProblem(problem: TextProblem, maxBytes = DEFAULT_MAX_FILE_BYTES): string {
+  switch (problem) {
+    case "binary":
+      return "binary file";
+    case "non-utf8":
+      return "not valid UTF-8";
+    case "too-large":
+      return `larger than ${maxBytes} bytes`;
+  }
+}
