@@ -13,6 +13,8 @@ export interface ToolCallRecord {
   tool: string;
   params: unknown;
   result: ToolCallResult;
+  /** What the tool threw, when it did (the result then has isError). */
+  error?: unknown;
   /** Actions this call pushed, in push order. */
   pushed: PendingAction[];
   startedAt: number;
@@ -115,9 +117,13 @@ export class Session {
     this.#current = { stepId, toolCallId, pushed };
     this.#emit({ type: "call_start", toolCallId, stepId, tool: toolName, params });
     let result: ToolCallResult;
+    let error: unknown;
+    let failed = false;
     try {
       result = normalizeResult(await this.#execute(toolName, params, toolCallId, stepId));
     } catch (err) {
+      failed = true;
+      error = err;
       result = { content: [{ type: "text", text: messageOf(err) }], details: {}, isError: true };
     } finally {
       this.#current = undefined;
@@ -133,6 +139,7 @@ export class Session {
       tool: toolName,
       params,
       result,
+      ...(failed ? { error } : {}),
       pushed,
       startedAt,
       durationMs: this.#now() - startedAt,

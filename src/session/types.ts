@@ -52,6 +52,8 @@ export interface PendingAction {
   details?: unknown;
   /** Set by producers that stage file changes through the workspace (built-ins, pi.files). */
   changes?: FileChange[];
+  /** The changes as actually written (after rebasing), set by a successful apply. */
+  written?: FileChange[];
   /** Replacement count, when the producer knows it (policy `maxReplacements`). */
   replacements?: number;
   meta?: ActionMeta;

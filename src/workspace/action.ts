@@ -17,7 +17,7 @@ export interface FileActionInput {
  * (stale-checked, journaled, atomic). Shared by every built-in producer and `pi.files.stage`.
  */
 export function createFileAction(workspace: Workspace, input: FileActionInput): PendingAction {
-  return {
+  const action: PendingAction = {
     label: input.label,
     sourceToolName: input.sourceToolName,
     changes: input.changes,
@@ -25,7 +25,9 @@ export function createFileAction(workspace: Workspace, input: FileActionInput): 
     ...(input.replacements !== undefined ? { replacements: input.replacements } : {}),
     async apply(): Promise<AgentToolResult> {
       const written = await workspace.apply(input.changes);
+      action.written = written;
       return textResult(input.appliedText?.(written) ?? "", { files: written.map((c) => c.path) });
     },
   };
+  return action;
 }

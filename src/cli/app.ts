@@ -1,0 +1,61 @@
+import { TollgateError } from "../errors.js";
+import { messageOf } from "../errors.js";
+
+/** Thrown by yargs' fail handler: usage errors exit 2. */
+class UsageError extends TollgateError {
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** Parses argv, runs one command, returns the exit code. Errors are caught here, once. */
+export async function main(argv: string[]): Promise<number> {
+  const [{ default: yargs }, { runCommand }, { validateCommand }, { toolsCommand }, { schemaCommand }] = await Promise.all([
+    import("yargs"),
+    import("./commands/run.js"),
+    import("./commands/validate.js"),
+    import("./commands/tools.js"),
+    import("./commands/schema.js"),
+  ]);
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = code;
+  };
+  try {
+    await yargs(argv)
+      .scriptName("tollgate")
+      .usage("$0 <command> [options]\n\nRun codemod recipes: preview every change, gate it by policy, apply, report.")
+      .command(runCommand(setExit))
+      .command(validateCommand(setExit))
+      .command(toolsCommand(setExit))
+      .command(schemaCommand(setExit))
+      .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports")
+      .strict()
+      .recommendCommands()
+      .version(false)
+      .option("version", { alias: "v", type: "boolean", describe: "Show the version" })
+      .help()
+      .alias("help", "h")
+      .wrap(Math.min(100, process.stderr.columns ?? 100))
+      .exitProcess(false)
+      .fail((msg, err) => {
+        if (err) throw err;
+        throw new UsageError(msg ?? "Invalid usage");
+      })
+      .parseAsync();
+  } catch (err) {
+    return reportError(err);
+  }
+  return exitCode;
+}
+
+export function reportError(err: unknown): number {
+  if (err instanceof TollgateError) {
+    process.stderr.write(`${err instanceof UsageError ? "tollgate: " : ""}${err.message}\n`);
+    if (err instanceof UsageError) process.stderr.write("Run tollgate --help for usage.\n");
+    return err.exitCode;
+  }
+  process.stderr.write(`tollgate: internal error: ${messageOf(err)}\n`);
+  if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return 3;
+}

@@ -1,0 +1,129 @@
+import path from "node:path";
+import type { Argv, CommandModule } from "yargs";
+import { InputError } from "../../errors.js";
+import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
+import type { RunOptions } from "../../runner/run.js";
+import { colorEnabled, colors } from "../output.js";
+import { createReporter } from "../reporter.js";
+import { writeOutputs } from "../outputs.js";
+
+export interface RunArgs {
+  recipe?: string;
+  files?: string[];
+  policy?: string;
+  "dry-run"?: boolean;
+  check?: boolean;
+  report?: string;
+  patch?: string;
+  summary?: string;
+  format?: "text" | "json" | "github";
+  var?: string[];
+  approve?: string[];
+  "approve-all"?: boolean;
+  approvals?: string;
+  cwd?: string;
+  shard?: string;
+  mode?: PolicyDecision;
+  color?: boolean;
+}
+
+/** Flags shared by run, plan and apply. */
+export function runFlags<T>(y: Argv<T>) {
+  return y
+    .option("recipe", { type: "string", describe: "Recipe file (then every positional is a file)" })
+    .option("policy", { type: "string", describe: "Policy file (default: everything dry-run)" })
+    .option("dry-run", { type: "boolean", describe: "Apply nothing: every action is previewed only" })
+    .option("check", { type: "boolean", describe: "Dry-run; exit 1 when any action was staged" })
+    .option("mode", { choices: DECISIONS, describe: "Override the policy's default decision" })
+    .option("report", { type: "string", describe: "Write the JSON report to FILE" })
+    .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
+    .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+    .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" })
+    .option("var", { type: "string", array: true, describe: "Set a recipe variable: name=value (repeatable)" })
+    .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
+    .option("approve-all", { type: "boolean", describe: "Approve every action that requires approval" })
+    .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
+    .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
+    .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
+    .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" });
+}
+
+export function parseShard(value: string | undefined): { index: number; count: number } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new InputError(`--shard expects i/n with 1 <= i <= n, got "${value}"`);
+  }
+  return { index, count };
+}
+
+/** Recipe and files from positionals: `--recipe FILE` makes every positional a file (pre-commit). */
+export function recipeAndFiles(args: { recipe?: string; positionals: string[] }): { recipe: string; files: string[] } {
+  if (args.recipe !== undefined) return { recipe: args.recipe, files: args.positionals };
+  const [recipe, ...files] = args.positionals;
+  if (!recipe) throw new InputError("Name a recipe: tollgate run <recipe> [files..] (or --recipe FILE)");
+  return { recipe, files };
+}
+
+export async function buildRunOptions(args: RunArgs & { positionals: string[] }, command: string): Promise<RunOptions> {
+  const { recipe, files } = recipeAndFiles(args);
+  const cwd = path.resolve(args.cwd ?? ".");
+  const scopeFiles = files.map((f) => path.relative(cwd, path.resolve(cwd, f)).split(path.sep).join("/"));
+  const shard = parseShard(args.shard);
+  const { loadApprovalsFile } = await import("../approvals.js");
+  const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
+  return {
+    recipePath: path.resolve(recipe),
+    cwd,
+    command,
+    ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
+    dryRun: Boolean(args["dry-run"]),
+    check: Boolean(args.check),
+    ...(args.mode ? { mode: args.mode } : {}),
+    vars: args.var ?? [],
+    scope: { ...(scopeFiles.length > 0 ? { files: scopeFiles } : {}), ...(shard ? { shard } : {}) },
+    approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
+    displayBase: process.cwd(),
+  };
+}
+
+export function runCommand(setExit: (code: number) => void): CommandModule<object, RunArgs & { positionals: string[] }> {
+  return {
+    command: "run [positionals..]",
+    describe: "Run a recipe: stage, decide by policy, apply, report",
+    builder: (y) =>
+      runFlags(y).positional("positionals", {
+        type: "string",
+        array: true,
+        describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
+      }) as never,
+    handler: async (args) => {
+      const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "run");
+      setExit(await executeWithOutputs(options, args));
+    },
+  };
+}
+
+/** Runs with the CLI's progress, prompt, report/patch/summary files and stdout format. */
+export async function executeWithOutputs(options: RunOptions, args: RunArgs): Promise<number> {
+  const env = process.env;
+  const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
+  const c = colors(colorEnabled(process.stderr, args.color, env));
+  const reporter = createReporter({ colors: c, stream: process.stderr });
+  const { prepareRun, executeRun } = await import("../../runner/run.js");
+  const prepared = await prepareRun(options);
+  const { interactiveApprover } = await import("../prompt.js");
+  const prompt = interactiveApprover(env, c);
+  const result = await executeRun(prepared, {
+    ...options,
+    approvals: { ...options.approvals, ...(prompt ? { prompt } : {}) },
+    onStepStart: reporter.stepStart,
+    onStepEnd: reporter.stepEnd,
+    onOutcome: reporter.outcome,
+  });
+  reporter.done(result.report);
+  await writeOutputs(result.report, { ...args, format });
+  return result.exitCode;
+}

@@ -1,0 +1,62 @@
+import path from "node:path";
+import type { CommandModule } from "yargs";
+import type { Tool } from "../../session/types.js";
+
+interface ToolsArgs {
+  json?: boolean;
+  recipe?: string;
+  cwd?: string;
+}
+
+/** Lists built-in tools (and a recipe's custom tools) with their parameter schemas. */
+export function toolsCommand(setExit: (code: number) => void): CommandModule<object, ToolsArgs> {
+  return {
+    command: "tools [recipe]",
+    describe: "List built-in tools (and a recipe's custom tools) with their schemas",
+    builder: (y) =>
+      y
+        .positional("recipe", { type: "string", describe: "Also list this recipe's custom tools" })
+        .option("json", { type: "boolean", describe: "Print JSON (name, label, description, deferrable, parameters)" })
+        .option("cwd", { type: "string" }) as never,
+    handler: async (args) => {
+      const tools = await listTools(args);
+      if (args.json) {
+        const out = tools.map((t) => ({
+          name: t.name,
+          label: t.label,
+          description: t.description,
+          deferrable: Boolean(t.deferrable),
+          hidden: Boolean(t.hidden),
+          parameters: JSON.parse(JSON.stringify(t.parameters)),
+        }));
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      } else {
+        for (const t of tools) {
+          const flags = [t.deferrable ? "deferrable" : "", t.hidden ? "hidden" : ""].filter(Boolean).join(", ");
+          process.stdout.write(`${t.name}${flags ? ` (${flags})` : ""}: ${t.description.split("\n")[0]}\n`);
+        }
+      }
+      setExit(0);
+    },
+  };
+}
+
+async function listTools(args: ToolsArgs): Promise<Tool[]> {
+  const cwd = path.resolve(args.cwd ?? ".");
+  if (args.recipe) {
+    const { prepareRun } = await import("../../runner/run.js");
+    const prepared = await prepareRun({ recipePath: path.resolve(args.recipe), cwd, displayBase: process.cwd() });
+    prepared.session.end();
+    return [...prepared.tools.values()];
+  }
+  const { Session } = await import("../../session/session.js");
+  const { Workspace } = await import("../../workspace/workspace.js");
+  const { builtinTools } = await import("../../tools/index.js");
+  const { createExec } = await import("../../exec.js");
+  const { silentLogger } = await import("../../logger.js");
+  const session = new Session({ cwd });
+  for (const tool of builtinTools({ cwd, workspace: new Workspace({ root: cwd }), push: () => {}, exec: createExec(cwd), scope: {}, logger: silentLogger })) {
+    session.register(tool);
+  }
+  return [...session.tools.values()];
+}

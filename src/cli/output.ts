@@ -1,0 +1,25 @@
+import pc from "picocolors";
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+/**
+ * Colour for a stream (ecosystem.md 3.2): --color/--no-color, then FORCE_COLOR (on unless 0 or
+ * false), then NO_COLOR, then GitHub Actions, then a TTY that is not dumb.
+ */
+export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
+  if (flag !== undefined) return flag;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
+  if (env.NO_COLOR) return false;
+  if (env.GITHUB_ACTIONS === "true") return true;
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+export function colors(enabled: boolean): Colors {
+  return pc.createColors(enabled);
+}
+
+/** Text from files or tools, made safe to print: no terminal control sequences. */
+export function safeText(text: string): string {
+  // Keep \t and \n; replace other C0 controls, DEL and C1 controls (ESC included).
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}

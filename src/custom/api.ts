@@ -1,0 +1,86 @@
+import * as typebox from "@sinclair/typebox";
+import type { ExecFn } from "../exec.js";
+import type { Logger } from "../logger.js";
+import { STORE_UNAVAILABLE } from "../session/session.js";
+import type { PendingAction } from "../session/types.js";
+import { createFileAction } from "../workspace/action.js";
+import { gitDiff } from "../workspace/diff.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { CustomToolAPI, CustomToolUI } from "./types.js";
+
+export const EXEC_NOT_ALLOWED = "exec is not allowed by the policy (allow.exec: false)";
+
+export const headlessUI: CustomToolUI = {
+  select: async () => undefined,
+  confirm: async () => false,
+  input: async () => undefined,
+  notify: () => {},
+  setStatus: () => {},
+  editor: async () => undefined,
+  getEditorText: () => "",
+  setEditorText: () => {},
+};
+
+export interface ApiHost {
+  cwd: string;
+  workspace: Workspace;
+  exec: ExecFn;
+  allowExec: boolean;
+  logger: Logger;
+  /** The session's push, or undefined when no session is active. */
+  push: ((action: PendingAction) => void) | undefined;
+  /** Name of the tool currently executing, for the default sourceToolName of pi.files.stage. */
+  currentTool?: () => string | undefined;
+}
+
+/** Builds the `pi` object (SPEC 1.3). One per loader, shared by its factories. */
+export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
+  const push = (action: PendingAction) => {
+    if (!host.push) throw new Error(STORE_UNAVAILABLE);
+    host.push(action);
+  };
+  return {
+    cwd: host.cwd,
+    typebox,
+    logger: host.logger,
+    ui: headlessUI,
+    hasUI: false,
+    async exec(command, args, options = {}) {
+      if (!host.allowExec) throw new Error(EXEC_NOT_ALLOWED);
+      const cwd = options.cwd === undefined ? host.cwd : host.workspace.contain(options.cwd).abs;
+      return host.exec(command, args, { ...options, cwd });
+    },
+    pushPendingAction(action) {
+      if (!action || typeof action.label !== "string" || typeof action.apply !== "function") {
+        throw new Error("pushPendingAction needs { label: string, apply: function }");
+      }
+      push({
+        label: action.label,
+        sourceToolName: action.sourceToolName ?? "custom_tool",
+        apply: action.apply,
+        ...(action.reject ? { reject: action.reject } : {}),
+        ...(action.details !== undefined ? { details: action.details } : {}),
+      });
+    },
+    files: {
+      async read(path) {
+        return (await host.workspace.read(path)).text;
+      },
+      async stage({ label, changes, details, sourceToolName }) {
+        if (!host.push) throw new Error(STORE_UNAVAILABLE);
+        const staged = await host.workspace.stage(changes.map((c) => ({ path: c.path, content: c.content })));
+        const result = { files: staged.map((c) => c.path), diff: gitDiff(staged), staged: staged.length > 0 };
+        if (staged.length === 0) return result;
+        push(
+          createFileAction(host.workspace, {
+            label,
+            sourceToolName: sourceToolName ?? host.currentTool?.() ?? "custom_tool",
+            changes: staged,
+            ...(details !== undefined ? { details } : {}),
+          }),
+        );
+        return result;
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { messageOf } from "../errors.js";
+import type { Tool } from "../session/types.js";
+import type { CustomToolAPI, CustomToolFactory } from "./types.js";
+
+export const DECLARATIVE_REFUSED = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
+export const NO_DEFAULT_EXPORT = "Tool must export a default function";
+export const conflictMessage = (name: string) => `Tool name "${name}" conflicts with existing tool`;
+
+const LOADABLE = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]);
+
+/** A load error always names the module it came from. */
+export class ToolLoadError extends Error {
+  readonly modulePath: string;
+  constructor(modulePath: string, message: string) {
+    super(`${modulePath}: ${message}`);
+    this.name = "ToolLoadError";
+    this.modulePath = modulePath;
+  }
+}
+
+let jitiInstance: { import(id: string): Promise<unknown> } | undefined;
+
+/** The package's own entry, so `import ... from "tollgate"` in a tool gets this very instance. */
+function selfEntry(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const built = path.resolve(here, "../index.js");
+  return existsSync(built) ? built : path.resolve(here, "../index.ts");
+}
+
+async function importModule(abs: string): Promise<unknown> {
+  const ext = path.extname(abs);
+  if (ext === ".js" || ext === ".mjs") return import(pathToFileURL(abs).href);
+  if (!jitiInstance) {
+    const { createJiti } = await import("jiti");
+    jitiInstance = createJiti(import.meta.url, {
+      moduleCache: false,
+      tryNative: false,
+      alias: { tollgate: selfEntry() },
+    });
+  }
+  return jitiInstance.import(abs);
+}
+
+function isToolShape(value: unknown): value is Tool {
+  const t = value as Tool;
+  return (
+    !!t &&
+    typeof t === "object" &&
+    typeof t.name === "string" &&
+    t.name.length > 0 &&
+    typeof t.execute === "function" &&
+    !!t.parameters &&
+    typeof t.parameters === "object"
+  );
+}
+
+/**
+ * Loads one custom tool module (.ts/.mts/.js/.mjs, no build step) and calls its default-export
+ * factory with `pi`. Throws ToolLoadError with the exact seed messages, prefixed by the path.
+ */
+export async function loadCustomToolModule(
+  abs: string,
+  pi: CustomToolAPI,
+  existing: ReadonlySet<string>,
+  display: string = abs,
+): Promise<Tool[]> {
+  const ext = path.extname(abs).toLowerCase();
+  if (ext === ".md" || ext === ".json") throw new ToolLoadError(display, DECLARATIVE_REFUSED);
+  if (!LOADABLE.has(ext)) throw new ToolLoadError(display, `Failed to load tool: unsupported file extension "${ext}" (use .ts, .mts, .js or .mjs)`);
+  if (!existsSync(abs)) throw new ToolLoadError(display, `Failed to load tool: file not found`);
+  let factory: unknown;
+  try {
+    const mod = (await importModule(abs)) as { default?: unknown } | undefined;
+    factory = mod?.default;
+    // jiti may wrap a CommonJS-style default one level deeper.
+    if (factory && typeof factory === "object" && typeof (factory as { default?: unknown }).default === "function") {
+      factory = (factory as { default: unknown }).default;
+    }
+  } catch (err) {
+    throw new ToolLoadError(display, `Failed to load tool: ${firstLine(messageOf(err))}`);
+  }
+  if (typeof factory !== "function") throw new ToolLoadError(display, NO_DEFAULT_EXPORT);
+  let produced: unknown;
+  try {
+    produced = await (factory as CustomToolFactory)(pi);
+  } catch (err) {
+    throw new ToolLoadError(display, `Failed to load tool: ${firstLine(messageOf(err))}`);
+  }
+  const tools = Array.isArray(produced) ? produced : [produced];
+  const names = new Set(existing);
+  for (const tool of tools) {
+    if (!isToolShape(tool)) {
+      throw new ToolLoadError(display, "Failed to load tool: the factory must return a tool ({ name, parameters, execute }) or an array of tools");
+    }
+    if (names.has(tool.name)) throw new ToolLoadError(display, conflictMessage(tool.name));
+    names.add(tool.name);
+  }
+  return tools as Tool[];
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}

@@ -1,0 +1,22 @@
+// The library entry: types for custom tools, and the session/runner for programmatic use.
+export type {
+  AgentToolResult,
+  CustomTool,
+  CustomToolAPI,
+  CustomToolContext,
+  CustomToolFactory,
+  CustomToolFiles,
+  CustomToolPendingAction,
+  CustomToolUI,
+  ImageContent,
+  StagedFile,
+  StageResult,
+  TextContent,
+} from "./custom/types.js";
+export type { FileChange, PendingAction, Tool, ToolCallResult } from "./session/types.js";
+export { PendingActionStore } from "./session/store.js";
+export { Session, STORE_UNAVAILABLE } from "./session/session.js";
+export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";
+export { prepareRun, executeRun, runRecipe, type RunOptions, type RunResult } from "./runner/run.js";
+export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
+export { Workspace } from "./workspace/workspace.js";

@@ -1,0 +1,113 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { InputError, type Issue } from "../errors.js";
+import { parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
+import type { PendingAction } from "../session/types.js";
+import { checkGlob, globMatcher } from "../workspace/glob.js";
+import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
+
+export interface Policy {
+  file?: string; // absolute, when loaded from a file
+  text?: string;
+  default: PolicyDecision;
+  rules: Array<{ name: string; index: number; decision: PolicyDecision; matches: (a: ActionFacts) => boolean }>;
+  protect: string[];
+  allow: { exec: boolean; customTools: boolean };
+}
+
+/** What a rule can see of an action. */
+export interface ActionFacts {
+  sourceToolName: string;
+  stepId: string;
+  label: string;
+  /** undefined for opaque actions (no known paths): `paths` never matches them. */
+  paths: string[] | undefined;
+  replacements: number | undefined;
+}
+
+export function factsOf(action: PendingAction): ActionFacts {
+  return {
+    sourceToolName: action.sourceToolName,
+    stepId: action.meta?.stepId ?? "",
+    label: action.label,
+    paths: action.changes?.map((c) => c.path),
+    replacements: action.replacements,
+  };
+}
+
+/** With no policy file the default is dry-run (safe, SPEC 4). */
+export const DEFAULT_POLICY: Policy = {
+  default: "dry-run",
+  rules: [],
+  protect: [],
+  allow: { exec: true, customTools: true },
+};
+
+export async function loadPolicy(file: string, displayName = file): Promise<Policy> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${displayName}: cannot read policy (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
+  }
+  return parsePolicy(text, displayName, path.resolve(file));
+}
+
+export function parsePolicy(text: string, displayName: string, abs?: string): Policy {
+  const { located, issues } = parseYaml(displayName, text);
+  if (!located) throw new InputError(issues);
+  if (located.value === null || typeof located.value !== "object" || Array.isArray(located.value)) {
+    throw new InputError([{ file: displayName, line: 1, col: 1, message: "A policy must be a YAML mapping with version: 1" }]);
+  }
+  const shape = schemaIssues(located, PolicySchema, located.value);
+  if (shape.length > 0) throw new InputError(shape);
+  const raw = located.value as PolicyFile;
+  const globIssues: Issue[] = [];
+  const checked = (glob: string, at: (string | number)[]): string => {
+    const problem = checkGlob(glob);
+    if (problem) globIssues.push({ file: displayName, ...locate(located, at), path: at.join("."), message: `Invalid glob "${glob}": ${problem}` });
+    return glob;
+  };
+  const rules = (raw.rules ?? []).map((rule, index) => {
+    const m = rule.match ?? {};
+    const base: (string | number)[] = ["rules", index, "match"];
+    const tool = m.tool !== undefined ? globMatcher(checked(m.tool, [...base, "tool"])) : undefined;
+    const step = m.step !== undefined ? globMatcher(checked(m.step, [...base, "step"])) : undefined;
+    const label = m.label !== undefined ? globMatcher(checked(m.label, [...base, "label"])) : undefined;
+    const paths = m.paths !== undefined ? globMatcher(m.paths.map((g, i) => checked(g, [...base, "paths", i]))) : undefined;
+    const matches = (a: ActionFacts): boolean => {
+      if (tool && !tool(a.sourceToolName)) return false;
+      if (step && !step(a.stepId)) return false;
+      if (label && !label(a.label)) return false;
+      if (paths && (!a.paths || a.paths.length === 0 || !a.paths.every((p) => paths(p)))) return false;
+      if (m.maxFiles !== undefined && (a.paths === undefined || a.paths.length > m.maxFiles)) return false;
+      if (m.maxReplacements !== undefined && (a.replacements === undefined || a.replacements > m.maxReplacements)) return false;
+      return true;
+    };
+    return { name: rule.name ?? `rules[${index}]`, index, decision: rule.decision, matches };
+  });
+  (raw.protect ?? []).forEach((g, i) => checked(g, ["protect", i]));
+  if (globIssues.length > 0) throw new InputError(globIssues);
+  return {
+    ...(abs !== undefined ? { file: abs } : {}),
+    text,
+    default: raw.default ?? "dry-run",
+    rules,
+    protect: raw.protect ?? [],
+    allow: { exec: raw.allow?.exec ?? true, customTools: raw.allow?.customTools ?? true },
+  };
+}
+
+export interface RuleRef {
+  name: string;
+  index: number | null; // null = the policy default
+}
+
+/** First matching rule wins; otherwise the default (`rule: { name: "default", index: null }`). */
+export function decide(policy: Policy, facts: ActionFacts): { decision: PolicyDecision; rule: RuleRef } {
+  for (const rule of policy.rules) {
+    if (rule.matches(facts)) return { decision: rule.decision, rule: { name: rule.name, index: rule.index } };
+  }
+  return { decision: policy.default, rule: { name: "default", index: null } };
+}

@@ -1,0 +1,40 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** A recipe as users write it (SPEC 2). `with` is checked later against the tool's own schema. */
+export const RecipeStepSchema = Type.Object(
+  {
+    id: Type.Optional(
+      Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$", description: 'Step id; default "<index>-<tool>"' }),
+    ),
+    tool: Type.String({ minLength: 1, description: "Tool name: a built-in, a custom tool, or resolve" }),
+    with: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Tool parameters" })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds before the step is failed" })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecipeSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    version: Type.Literal(1, { description: "Recipe format version" }),
+    name: Type.Optional(Type.String({ description: "Recipe name" })),
+    description: Type.Optional(Type.String()),
+    resolve: Type.Optional(
+      Type.Union([Type.Literal("end"), Type.Literal("step")], {
+        description: "When pending actions are resolved: at the end (LIFO) or after every step",
+        default: "end",
+      }),
+    ),
+    tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Custom tool modules, relative to the recipe" })),
+    vars: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_-]*$" }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description: "Variables for ${{ vars.name }}; overridable with --var name=value",
+      }),
+    ),
+    steps: Type.Array(RecipeStepSchema, { minItems: 1, description: "Tool calls, run in order" }),
+  },
+  { additionalProperties: false, title: "tollgate recipe" },
+);
+
+export type RecipeFile = Static<typeof RecipeSchema>;
+export type RecipeStepFile = Static<typeof RecipeStepSchema>;

@@ -1,0 +1,107 @@
+import { Value } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import type { Issue } from "../errors.js";
+
+/** A parsed YAML file that can still map a value path back to a line and column. */
+export interface LocatedDocument {
+  file: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+  value: unknown;
+}
+
+const MAX_ALIAS_COUNT = 1000;
+
+/** Parses YAML strictly (duplicate keys are errors, alias bombs refused); issues carry positions. */
+export function parseYaml(file: string, text: string): { located?: LocatedDocument; issues: Issue[] } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const issues: Issue[] = [];
+  for (const err of doc.errors) {
+    const pos = err.linePos?.[0];
+    issues.push({ file, ...(pos ? { line: pos.line, col: pos.col } : {}), message: yamlMessage(err.code, err.message) });
+  }
+  if (issues.length > 0) return { issues };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    return { issues: [{ file, message: `YAML could not be read: ${(err as Error).message}` }] };
+  }
+  return { located: { file, doc, lines, value }, issues };
+}
+
+function yamlMessage(code: string, message: string): string {
+  const first = message.split("\n")[0] ?? message;
+  return code === "DUPLICATE_KEY" ? "Duplicate key (map keys must be unique)" : first.replace(/ at line \d+, column \d+:?$/, "");
+}
+
+export type PathSeg = string | number;
+
+/** Position of the node at `path`, or of the nearest ancestor that exists. Keys point at the key. */
+export function locate(located: LocatedDocument, path: readonly PathSeg[], atKey = false): { line: number; col: number } {
+  let node: unknown = located.doc.contents;
+  let best: [number, number, number] | undefined = (node as Node | null)?.range ?? undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      const keyRange = (pair.key as Node).range;
+      node = pair.value;
+      const valueRange = (node as Node | null)?.range;
+      best = (atKey && seg === path[path.length - 1] ? keyRange : valueRange ?? keyRange) ?? best;
+    } else if (isSeq(node) && typeof seg === "number") {
+      node = node.items[seg];
+      best = (node as Node | undefined)?.range ?? best;
+      if (!node) break;
+    } else {
+      break;
+    }
+  }
+  const offset = best?.[0] ?? 0;
+  const pos = located.lines.linePos(offset);
+  return { line: pos.line, col: pos.col };
+}
+
+/** `steps[0].with.ops[0].pat` */
+export function formatPath(path: readonly PathSeg[]): string {
+  return path.reduce<string>((acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
+}
+
+function pointerToPath(pointer: string): PathSeg[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/**
+ * Schema errors of `value` (found at `base` inside the document) as positioned issues. An
+ * unexpected property points at its key; a union failure is reported once, not per variant.
+ */
+export function schemaIssues(located: LocatedDocument, schema: TSchema, value: unknown, base: readonly PathSeg[] = []): Issue[] {
+  const issues: Issue[] = [];
+  const seen = new Set<string>();
+  for (const err of Value.Errors(schema, value)) {
+    const rel = pointerToPath(err.path);
+    let path = [...base, ...rel];
+    let message = err.message;
+    const isUnknownKey = message === "Unexpected property";
+    if (isUnknownKey) message = `Unknown key "${String(rel[rel.length - 1])}"`;
+    if (message === "Expected required property") {
+      message = `Missing required key "${String(rel[rel.length - 1])}"`;
+    }
+    const pathText = formatPath(path);
+    const key = `${pathText}|${message}`;
+    if (seen.has(pathText) || seen.has(key)) continue;
+    seen.add(pathText);
+    seen.add(key);
+    const pos = locate(located, message.startsWith("Missing required") ? path.slice(0, -1) : path, isUnknownKey);
+    issues.push({ file: located.file, line: pos.line, col: pos.col, path: pathText, message });
+    if (issues.length >= 50) break;
+    path = [];
+  }
+  return issues;
+}

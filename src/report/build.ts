@@ -1,0 +1,89 @@
+import type { Policy } from "../policy/policy.js";
+import type { Recipe } from "../recipe/load.js";
+import type { RunOptions } from "../runner/run.js";
+import { VERSION } from "../runner/run.js";
+import { sha256 } from "../workspace/text.js";
+import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord, type Summary } from "./types.js";
+
+export interface ReportInput {
+  recipe: Recipe;
+  policy: Policy;
+  options: RunOptions;
+  steps: StepRecord[];
+  outcomes: OutcomeRecord[];
+  startedAt: number;
+  durationMs: number;
+  interrupted: boolean;
+  git: { head: string | null; dirty: boolean | null };
+}
+
+const FAILURES: readonly Outcome[] = ["failed", "stale", "blocked"];
+
+/**
+ * Exit code (SPEC 5): 3 when a step or an apply failed, else 1 when something awaits approval
+ * (or `--check` found something staged), else 0; 130 when interrupted.
+ */
+export function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, interrupted: boolean): number {
+  if (interrupted) return 130;
+  if (summary.stepErrors > 0 || FAILURES.some((o) => summary.outcomes[o] > 0)) return 3;
+  if (summary.outcomes["pending-approval"] > 0) return 1;
+  if (check && summary.actions > 0) return 1;
+  return 0;
+}
+
+export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check: boolean, interrupted: boolean): Summary {
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  const files = new Set<string>();
+  let additions = 0;
+  let deletions = 0;
+  for (const o of outcomes) {
+    counts[o.outcome]++;
+    if (o.outcome !== "applied") continue;
+    for (const f of o.files) {
+      files.add(f.path);
+      additions += f.additions;
+      deletions += f.deletions;
+    }
+  }
+  const partial = {
+    steps: steps.length,
+    stepErrors: steps.filter((s) => s.status === "error").length,
+    actions: outcomes.length,
+    outcomes: counts,
+    filesChanged: files.size,
+    additions,
+    deletions,
+  };
+  return { ...partial, exitCode: exitCodeOf(partial, check, interrupted) };
+}
+
+export function buildReport(input: ReportInput): Report {
+  const { recipe, policy, options } = input;
+  const check = Boolean(options.check);
+  const summary = summarize(input.steps, input.outcomes, check, input.interrupted);
+  return {
+    schemaVersion: 1,
+    run: {
+      tool: "tollgate",
+      version: VERSION,
+      command: options.command ?? "run",
+      recipe: { path: recipe.file, sha256: sha256(recipe.text), name: recipe.name ?? null },
+      policy: { path: policy.file ?? null, sha256: policy.text !== undefined ? sha256(policy.text) : null },
+      vars: recipe.vars,
+      cwd: options.cwd,
+      git: input.git,
+      mode: options.dryRun || check ? "dry-run" : policy.default,
+      dryRun: Boolean(options.dryRun || check),
+      check,
+      files: options.scope?.files ?? null,
+      shard: options.scope?.shard ?? null,
+      startedAt: new Date(input.startedAt).toISOString(),
+      durationMs: input.durationMs,
+      interrupted: input.interrupted,
+    },
+    steps: input.steps,
+    outcomes: input.outcomes,
+    summary,
+    exitCode: summary.exitCode,
+  };
+}

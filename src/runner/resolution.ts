@@ -1,0 +1,210 @@
+import { BlockedError, StaleError, messageOf } from "../errors.js";
+import { decide, factsOf, type Policy } from "../policy/policy.js";
+import type { Session } from "../session/session.js";
+import type { ResolveParams } from "../session/resolve.js";
+import { joinText, type PendingAction } from "../session/types.js";
+import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
+import { changeKind, gitDiff, lineStats } from "../workspace/diff.js";
+import type { Workspace } from "../workspace/workspace.js";
+
+export type ApprovalAnswer = "y" | "n" | "a" | "d" | "q";
+export type Approval = NonNullable<OutcomeRecord["approval"]>;
+
+/** Asks a person about one action (the interactive prompt); absent when nobody can answer. */
+export type Approver = (action: PendingAction, info: { diff: string; remaining: number }) => Promise<ApprovalAnswer>;
+
+export interface ApprovalSources {
+  /** `--approve <id|fingerprint>` */
+  ids: ReadonlySet<string>;
+  approveAll: boolean;
+  /** From `--approvals FILE`: fingerprint → who. */
+  file: ReadonlyMap<string, string>;
+  prompt?: Approver;
+}
+
+export interface ResolutionContext {
+  session: Session;
+  workspace: Workspace;
+  policy: Policy;
+  forceDryRun: boolean;
+  approvals: ApprovalSources;
+  now: () => number;
+  /** Plan gate (tollgate apply): returns a verdict for an action or undefined to decide normally. */
+  planGate?: (action: PendingAction) => { outcome: "stale" | "discard"; reason: string } | { approved: Approval } | undefined;
+  /** Called with every outcome as it is recorded. */
+  onOutcome?: (record: OutcomeRecord) => void;
+}
+
+/** State that lives across resolution points within one run (the prompt's `a` and `q`). */
+export interface PromptState {
+  applyAll: boolean;
+  stopAsking: boolean;
+}
+
+interface Verdict {
+  decision: Decision;
+  rule: { name: string; index: number | null };
+  approval: Approval | null;
+  params: ResolveParams;
+  /** Outcome when the resolve call succeeds. */
+  outcome: Outcome;
+}
+
+export function fileStats(action: PendingAction): { files: ReportFile[]; diff: string } {
+  const changes = action.written ?? action.changes ?? [];
+  return {
+    files: changes.map((c) => ({
+      path: c.path,
+      change: changeKind(c),
+      ...lineStats(c),
+      beforeSha256: c.beforeSha256,
+      afterSha256: c.afterSha256,
+    })),
+    diff: gitDiff(changes),
+  };
+}
+
+function blockedBy(action: PendingAction, workspace: Workspace): string | undefined {
+  if (!action.changes) return undefined;
+  try {
+    workspace.assertWritable(action.changes);
+    return undefined;
+  } catch (err) {
+    return messageOf(err);
+  }
+}
+
+async function verdictFor(
+  action: PendingAction,
+  ctx: ResolutionContext,
+  state: PromptState,
+  requested: ResolveParams | undefined,
+  remaining: number,
+): Promise<Verdict> {
+  const blocked = blockedBy(action, ctx.workspace);
+  if (blocked) {
+    return {
+      decision: "blocked",
+      rule: { name: "protect", index: null },
+      approval: null,
+      params: { action: "discard", reason: `blocked: ${blocked}` },
+      outcome: "blocked",
+    };
+  }
+  const gate = ctx.planGate?.(action);
+  if (gate && "outcome" in gate) {
+    return {
+      decision: "discard",
+      rule: { name: "plan", index: null },
+      approval: null,
+      params: { action: "discard", reason: gate.reason },
+      outcome: gate.outcome === "stale" ? "stale" : "discarded",
+    };
+  }
+  const decided = ctx.forceDryRun
+    ? { decision: "dry-run" as const, rule: { name: "--dry-run", index: null } }
+    : decide(ctx.policy, factsOf(action));
+  const ruleText =
+    decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;
+  const base = { decision: decided.decision, rule: decided.rule };
+  if (requested?.action === "discard") {
+    return { ...base, approval: null, params: requested, outcome: "discarded" };
+  }
+  const apply = (approval: Approval | null, reason: string): Verdict => ({
+    ...base,
+    approval,
+    params: { action: "apply", reason: requested ? `${requested.reason} (${reason})` : reason },
+    outcome: "applied",
+  });
+  const leave = (outcome: Outcome, reason: string): Verdict => ({
+    ...base,
+    approval: null,
+    params: { action: "discard", reason },
+    outcome,
+  });
+  switch (decided.decision) {
+    case "auto-apply":
+      return apply(null, `auto-apply by ${ruleText}`);
+    case "dry-run":
+      return leave("dry-run", `dry-run (${ruleText})`);
+    case "discard":
+      return leave("discarded", `discard by ${ruleText}`);
+    case "require-approval": {
+      if (gate && "approved" in gate) return apply(gate.approved, `approved in plan (${gate.approved.by})`);
+      const id = action.meta?.id ?? "";
+      const fp = action.meta?.fingerprint ?? "";
+      if (ctx.approvals.ids.has(id) || ctx.approvals.ids.has(fp)) {
+        return apply({ by: ctx.approvals.ids.has(id) ? id : fp, via: "flag" }, `approved by --approve (${ruleText})`);
+      }
+      if (ctx.approvals.approveAll) return apply({ by: "--approve-all", via: "approve-all" }, `approved by --approve-all (${ruleText})`);
+      const who = ctx.approvals.file.get(fp);
+      if (who !== undefined) return apply({ by: who, via: "file" }, `approved by ${who} in approvals file (${ruleText})`);
+      if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
+      if (ctx.approvals.prompt && !state.stopAsking) {
+        const answer = await ctx.approvals.prompt(action, { diff: fileStats(action).diff, remaining });
+        if (answer === "a") state.applyAll = true;
+        if (answer === "q") state.stopAsking = true;
+        if (answer === "y" || answer === "a") return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
+        if (answer === "d") return leave("discarded", `discarded at the prompt (${ruleText})`);
+      }
+      return leave("pending-approval", `awaiting approval (${ruleText})`);
+    }
+  }
+}
+
+function failureOutcome(error: unknown): Outcome {
+  if (error instanceof StaleError) return "stale";
+  if (error instanceof BlockedError) return "blocked";
+  return "failed";
+}
+
+/**
+ * The resolution point (SPEC 1.4): while the stack is non-empty, decide for the top action and
+ * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
+ * recipe resolve step, which resolves only the top action.
+ */
+export async function resolvePending(
+  ctx: ResolutionContext,
+  state: PromptState,
+  stepId: string,
+  requested?: ResolveParams,
+): Promise<OutcomeRecord[]> {
+  const records: OutcomeRecord[] = [];
+  while (ctx.session.store.hasPending) {
+    const top = ctx.session.store.peek()!;
+    const verdict = await verdictFor(top, ctx, state, requested, ctx.session.store.count);
+    const started = ctx.now();
+    ctx.session.lastPopped = undefined;
+    const call = await ctx.session.call("resolve", verdict.params, stepId);
+    const action = ctx.session.lastPopped ?? top;
+    const failed = call.result.isError === true;
+    const outcome = failed ? failureOutcome(call.error) : verdict.outcome;
+    const stats = fileStats(action);
+    const record: OutcomeRecord = {
+      id: action.meta?.id ?? `${stepId}#?`,
+      fingerprint: action.meta?.fingerprint ?? "",
+      label: action.label,
+      sourceToolName: action.sourceToolName,
+      step: action.meta?.stepId ?? stepId,
+      toolCallId: action.meta?.toolCallId ?? "",
+      resolveToolCallId: call.toolCallId,
+      requested: requested ?? null,
+      decision: outcome === "blocked" ? "blocked" : verdict.decision,
+      rule: verdict.rule,
+      approval: verdict.approval,
+      action: verdict.params.action,
+      reason: verdict.params.reason,
+      outcome,
+      resultText: joinText(call.result),
+      details: call.result.details ?? null,
+      ...stats,
+      error: failed ? joinText(call.result) : null,
+      ...(failed && (call.error as { rolledBack?: boolean } | undefined)?.rolledBack ? { rolledBack: true } : {}),
+      durationMs: ctx.now() - started,
+    };
+    records.push(record);
+    ctx.onOutcome?.(record);
+    if (requested) break;
+  }
+  return records;
+}

@@ -1,0 +1,290 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { createCustomToolAPI } from "../custom/api.js";
+import { loadCustomToolModule, ToolLoadError } from "../custom/loader.js";
+import { InputError, type Issue } from "../errors.js";
+import { createExec, type ExecFn } from "../exec.js";
+import { silentLogger, type Logger } from "../logger.js";
+import { DEFAULT_POLICY, loadPolicy, type Policy } from "../policy/policy.js";
+import type { PolicyDecision } from "../policy/schema.js";
+import { applyVarOverrides, checkSteps, readRecipe, type Recipe } from "../recipe/load.js";
+import { locate } from "../recipe/yaml.js";
+import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
+import { buildReport } from "../report/build.js";
+import { Session, type ToolCallRecord } from "../session/session.js";
+import type { Tool } from "../session/types.js";
+import { joinText } from "../session/types.js";
+import type { FileScope, ToolHost } from "../tools/host.js";
+import { builtinTools } from "../tools/index.js";
+import { sha256 } from "../workspace/text.js";
+import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
+import { resolvePending, type ApprovalSources, type PromptState, type ResolutionContext } from "./resolution.js";
+
+export interface RunOptions {
+  recipePath: string;
+  /** Workspace root: tools read and write only inside it. */
+  cwd: string;
+  policyPath?: string;
+  dryRun?: boolean;
+  /** `--check`: implies dry-run; exit 1 when anything was staged. */
+  check?: boolean;
+  /** `--mode`: overrides the policy's default decision. */
+  mode?: PolicyDecision;
+  vars?: string[];
+  scope?: FileScope;
+  approvals?: Partial<ApprovalSources>;
+  command?: string;
+  logger?: Logger;
+  exec?: ExecFn;
+  fs?: WorkspaceFs;
+  now?: () => number;
+  signal?: AbortSignal;
+  /** For display in messages: paths relative to this directory (the user's shell cwd). */
+  displayBase?: string;
+  planGate?: ResolutionContext["planGate"];
+  /** Progress hooks for the CLI. */
+  onStepStart?: (step: { id: string; tool: string; index: number; total: number }) => void;
+  onStepEnd?: (step: StepRecord, index: number, total: number) => void;
+  onOutcome?: (record: OutcomeRecord) => void;
+}
+
+export interface RunResult {
+  report: Report;
+  exitCode: number;
+}
+
+export interface PreparedRun {
+  recipe: Recipe;
+  policy: Policy;
+  tools: Map<string, Tool>;
+  session: Session;
+  workspace: Workspace;
+}
+
+export const VERSION: string = await readFile(new URL("../../package.json", import.meta.url), "utf8")
+  .then((t) => (JSON.parse(t) as { version: string }).version)
+  .catch(() => "0.0.0");
+
+function display(file: string, base: string): string {
+  const rel = path.relative(base, file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
+}
+
+/**
+ * Loads and checks everything a run needs — recipe, policy, custom tools, every step's
+ * parameters — without running a step. Throws InputError (exit 2) with every problem found.
+ */
+export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
+  const base = options.displayBase ?? process.cwd();
+  const cwd = path.resolve(options.cwd);
+  const recipeDisplay = display(path.resolve(options.recipePath), base);
+  const policy = options.policyPath
+    ? await loadPolicy(options.policyPath, display(path.resolve(options.policyPath), base))
+    : DEFAULT_POLICY;
+  const effectivePolicy: Policy = options.mode ? { ...policy, default: options.mode } : policy;
+  const { recipe: partial, raw } = await readRecipe(options.recipePath, recipeDisplay);
+  partial.vars = applyVarOverrides(partial.vars, options.vars ?? []);
+
+  const issues: Issue[] = [];
+  const located = partial.located;
+  if (!effectivePolicy.allow.customTools && partial.tools.length > 0) {
+    issues.push({
+      file: recipeDisplay,
+      ...locate(located, ["tools"]),
+      path: "tools",
+      message: "Custom tool modules are not allowed by the policy (allow.customTools: false)",
+    });
+  }
+  raw.steps.forEach((step, i) => {
+    if (step.tool === "exec" && !effectivePolicy.allow.exec) {
+      issues.push({
+        file: recipeDisplay,
+        ...locate(located, ["steps", i, "tool"]),
+        path: `steps[${i}].tool`,
+        message: "exec steps are not allowed by the policy (allow.exec: false)",
+      });
+    }
+  });
+  if (issues.length > 0) throw new InputError(issues);
+
+  const workspace = new Workspace({ root: cwd, protect: effectivePolicy.protect, ...(options.fs ? { fs: options.fs } : {}) });
+  const session = new Session({ cwd, ...(options.now ? { now: options.now } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const logger = options.logger ?? silentLogger;
+  const exec = options.exec ?? createExec(cwd);
+  const host: ToolHost = {
+    cwd,
+    workspace,
+    push: (a) => session.pushPendingAction(a),
+    exec,
+    scope: options.scope ?? {},
+    logger,
+  };
+  for (const tool of builtinTools(host)) session.register(tool);
+  let currentTool: string | undefined;
+  session.on((e) => {
+    if (e.type === "call_start") currentTool = e.tool;
+    if (e.type === "call_end") currentTool = undefined;
+  });
+  const pi = createCustomToolAPI({
+    cwd,
+    workspace,
+    exec,
+    allowExec: effectivePolicy.allow.exec,
+    logger,
+    push: (a) => session.pushPendingAction(a),
+    currentTool: () => currentTool,
+  });
+  for (const modulePath of partial.tools) {
+    try {
+      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), display(modulePath, base));
+      for (const tool of tools) session.register(tool);
+    } catch (err) {
+      if (err instanceof ToolLoadError) throw new InputError(err.message);
+      throw err;
+    }
+  }
+  const checked = checkSteps(partial, raw, session.tools);
+  if (checked.issues.length > 0) throw new InputError(checked.issues);
+  const recipe: Recipe = { ...partial, steps: checked.steps };
+  return { recipe, policy: effectivePolicy, tools: session.tools, session, workspace };
+}
+
+function stepRecord(record: ToolCallRecord): StepRecord {
+  return {
+    id: record.stepId,
+    tool: record.tool,
+    toolCallId: record.toolCallId,
+    params: record.params,
+    status: record.result.isError ? "error" : "ok",
+    resultText: joinText(record.result),
+    details: record.result.details ?? null,
+    actions: record.pushed.map((a) => a.meta?.id ?? ""),
+    durationMs: record.durationMs,
+  };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number | undefined, what: string): Promise<T> {
+  if (!ms) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs a prepared recipe: steps in order, resolution points, one report. */
+export async function executeRun(prepared: PreparedRun, options: RunOptions): Promise<RunResult> {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const { recipe, policy, session, workspace } = prepared;
+  const forceDryRun = Boolean(options.dryRun || options.check);
+  const ctx: ResolutionContext = {
+    session,
+    workspace,
+    policy,
+    forceDryRun,
+    approvals: {
+      ids: options.approvals?.ids ?? new Set(),
+      approveAll: options.approvals?.approveAll ?? false,
+      file: options.approvals?.file ?? new Map(),
+      ...(options.approvals?.prompt ? { prompt: options.approvals.prompt } : {}),
+    },
+    now,
+    ...(options.planGate ? { planGate: options.planGate } : {}),
+    ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
+  };
+  const state: PromptState = { applyAll: false, stopAsking: false };
+  const steps: StepRecord[] = [];
+  const outcomes: OutcomeRecord[] = [];
+  let interrupted = false;
+  const total = recipe.steps.length;
+  for (const step of recipe.steps) {
+    if (options.signal?.aborted) {
+      interrupted = true;
+      break;
+    }
+    options.onStepStart?.({ id: step.id, tool: step.tool, index: step.index, total });
+    if (step.tool === "resolve") {
+      const requested = step.with as { action: "apply" | "discard"; reason: string };
+      if (!session.store.hasPending) {
+        const record = await session.call("resolve", requested, step.id);
+        const rec = stepRecord(record);
+        steps.push(rec);
+        options.onStepEnd?.(rec, step.index, total);
+        continue;
+      }
+      const resolved = await resolvePending(ctx, state, step.id, requested);
+      outcomes.push(...resolved);
+      const last = resolved[resolved.length - 1]!;
+      const failed = ["failed", "stale", "blocked"].includes(last.outcome);
+      const rec: StepRecord = {
+        id: step.id,
+        tool: "resolve",
+        toolCallId: last.resolveToolCallId,
+        params: requested,
+        status: failed ? "error" : "ok",
+        resultText: last.resultText,
+        details: last.details,
+        actions: [],
+        durationMs: last.durationMs,
+      };
+      steps.push(rec);
+      options.onStepEnd?.(rec, step.index, total);
+      continue;
+    }
+    const record = await withTimeout(session.call(step.tool, step.with, step.id), step.timeout, `Step ${step.id}`).catch(
+      (err: Error): ToolCallRecord => ({
+        toolCallId: "timeout",
+        stepId: step.id,
+        tool: step.tool,
+        params: step.with,
+        result: { content: [{ type: "text", text: err.message }], details: {}, isError: true },
+        pushed: [],
+        startedAt: now(),
+        durationMs: step.timeout ?? 0,
+      }),
+    );
+    const rec = stepRecord(record);
+    steps.push(rec);
+    options.onStepEnd?.(rec, step.index, total);
+    if (recipe.resolve === "step") outcomes.push(...(await resolvePending(ctx, state, `${step.id}/resolve`)));
+  }
+  // Every pending action is finalized through resolve, so the stack is empty when a run ends.
+  outcomes.push(...(await resolvePending(ctx, state, "end/resolve")));
+  session.end();
+  const report = buildReport({
+    recipe,
+    policy,
+    options,
+    steps,
+    outcomes,
+    startedAt,
+    durationMs: now() - startedAt,
+    interrupted,
+    git: await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root)),
+  });
+  return { report, exitCode: report.exitCode };
+}
+
+export async function runRecipe(options: RunOptions): Promise<RunResult> {
+  return executeRun(await prepareRun(options), options);
+}
+
+async function gitInfo(root: string, exec: ExecFn): Promise<{ head: string | null; dirty: boolean | null }> {
+  try {
+    const head = await exec("git", ["rev-parse", "HEAD"], { cwd: root, timeout: 5000 });
+    if (head.code !== 0) return { head: null, dirty: null };
+    const status = await exec("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, timeout: 10000 });
+    return { head: head.stdout.trim(), dirty: status.code === 0 ? status.stdout.trim().length > 0 : null };
+  } catch {
+    return { head: null, dirty: null };
+  }
+}
+
+export function hashText(text: string | undefined): string | null {
+  return text === undefined ? null : sha256(text);
+}

@@ -1,0 +1,163 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
+
+const UPPER_TOOL = `
+import type { CustomToolFactory } from "tollgate";
+
+// Stages an upper-cased copy of each file through pi.files (diff, stale check, atomic write).
+const factory: CustomToolFactory = (pi) => ({
+  name: "shout",
+  label: "Shout",
+  description: "Upper-cases files",
+  deferrable: true,
+  parameters: pi.typebox.Type.Object({ files: pi.typebox.Type.Array(pi.typebox.Type.String()) }),
+  async execute(_id, params) {
+    const changes = [];
+    for (const file of params.files) changes.push({ path: file, content: (await pi.files.read(file)).toUpperCase() });
+    const staged = await pi.files.stage({ label: \`Shout: \${changes.length} files\`, changes });
+    return { content: [{ type: "text", text: \`staged \${staged.files.join(", ")}\` }] };
+  },
+});
+export default factory;
+`;
+
+async function project() {
+  return testdir({
+    "a.txt": "hello\n",
+    "b.txt": "world\n",
+    "tools/shout.ts": UPPER_TOOL,
+    "recipe.yaml": [
+      "version: 1",
+      "name: shout",
+      `tools: [./tools/shout.ts, ${JSON.stringify(path.join(REPO_ROOT, "recipes/tools/batch-rename.ts"))}]`,
+      "steps:",
+      "  - id: shout",
+      "    tool: shout",
+      "    with: { files: [a.txt, b.txt] }",
+      "  - id: rename",
+      "    tool: batch_rename_preview",
+      "    with: { files: [a.txt] }",
+      "",
+    ].join("\n"),
+    "auto.yaml": "version: 1\ndefault: auto-apply\n",
+    "approve.yaml": "version: 1\ndefault: require-approval\n",
+    "discard.yaml": "version: 1\ndefault: discard\n",
+  });
+}
+
+async function report(dir: string) {
+  return JSON.parse(await readFile(path.join(dir, "report.json"), "utf8"));
+}
+
+describe("tollgate run (end to end, real CLI, TypeScript custom tools)", () => {
+  it("auto-apply writes the files and records exact outcome texts in LIFO order", async () => {
+    const dir = await project();
+    const r = await tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("HELLO\n");
+    expect(await readFile(path.join(dir, "b.txt"), "utf8")).toBe("WORLD\n");
+    const rep = await report(dir);
+    expect(rep.steps.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+      ["shout", "ok"],
+      ["rename", "ok"],
+    ]);
+    expect(rep.outcomes.map((o: Record<string, unknown>) => [o.id, o.action, o.outcome, o.resultText])).toEqual([
+      ["rename#1", "apply", "applied", "Applied batch rename. Reason: auto-apply by policy default"],
+      ["shout#1", "apply", "applied", "Applied: Shout: 2 files."],
+    ]);
+    const shout = rep.outcomes[1];
+    expect(shout.details).toEqual({ action: "apply", reason: "auto-apply by policy default", sourceToolName: "shout", label: "Shout: 2 files" });
+    expect(shout.files.map((f: { path: string; change: string }) => [f.path, f.change])).toEqual([
+      ["a.txt", "modified"],
+      ["b.txt", "modified"],
+    ]);
+    expect(shout.diff).toContain("-hello\n+HELLO");
+    expect(rep.summary.outcomes.applied).toBe(2);
+    expect(rep.exitCode).toBe(0);
+  });
+
+  it("no policy means dry-run: nothing written, reject gets the reason, exit 0", async () => {
+    const dir = await project();
+    const r = await tollgate(["run", "recipe.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("hello\n");
+    const rep = await report(dir);
+    expect(rep.outcomes.map((o: Record<string, unknown>) => [o.outcome, o.action, o.decision, o.resultText])).toEqual([
+      ["dry-run", "discard", "dry-run", "Discarded batch rename. Reason: dry-run (policy default)"],
+      ["dry-run", "discard", "dry-run", "Discarded: Shout: 2 files. Reason: dry-run (policy default)"],
+    ]);
+  });
+
+  it("require-approval without approval leaves actions pending (exit 1); --approve-all applies (exit 0)", async () => {
+    const dir = await project();
+    const pending = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--report", "report.json"], { cwd: dir });
+    expect(pending.code).toBe(1);
+    expect((await report(dir)).outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(["pending-approval", "pending-approval"]);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("hello\n");
+    const approved = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve-all"], { cwd: dir });
+    expect(approved.code).toBe(0);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("HELLO\n");
+  });
+
+  it("discard policy and --dry-run override; --format json prints the report on stdout", async () => {
+    const dir = await project();
+    const d = await tollgate(["run", "recipe.yaml", "--policy", "discard.yaml", "--format", "json"], { cwd: dir });
+    expect(d.code).toBe(0);
+    const rep = JSON.parse(d.stdout);
+    expect(rep.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(["discarded", "discarded"]);
+    const dry = await tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--dry-run"], { cwd: dir });
+    expect(dry.code).toBe(0);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("hello\n");
+  });
+
+  it("a file changed after staging makes the apply stale (exit 3), nothing written", async () => {
+    const dir = await testdir({
+      "a.txt": "hello\n",
+      "tools/racy.ts": `
+export default (pi) => ({
+  name: "racy", label: "Racy", description: "d", parameters: pi.typebox.Type.Object({}),
+  async execute() {
+    await pi.files.stage({ label: "Racy: a.txt", changes: [{ path: "a.txt", content: "staged\\n" }] });
+    const fs = await import("node:fs");
+    fs.writeFileSync(pi.cwd + "/a.txt", "changed meanwhile\\n");
+    return { content: [{ type: "text", text: "ok" }] };
+  },
+});`,
+      "recipe.yaml": "version: 1\ntools: [./tools/racy.ts]\nsteps:\n  - tool: racy\n",
+      "auto.yaml": "version: 1\ndefault: auto-apply\n",
+    });
+    const r = await tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("changed meanwhile\n");
+    const rep = await report(dir);
+    expect(rep.outcomes[0].outcome).toBe("stale");
+    expect(rep.outcomes[0].error).toContain("a.txt");
+  });
+
+  it("a throwing custom tool is a step error (exit 3); a load error is exit 2 naming the module", async () => {
+    const dir = await testdir({
+      "tools/boom.ts": `export default (pi) => ({ name: "boom", label: "B", description: "d", parameters: pi.typebox.Type.Object({}), execute: async () => { throw "not an Error"; } });`,
+      "tools/nodefault.ts": "export const x = 1;",
+      "ok.yaml": "version: 1\ntools: [./tools/boom.ts]\nsteps:\n  - tool: boom\n",
+      "bad.yaml": "version: 1\ntools: [./tools/nodefault.ts]\nsteps:\n  - tool: boom\n",
+    });
+    const r = await tollgate(["run", "ok.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect((await report(dir)).steps[0]).toMatchObject({ status: "error", resultText: "not an Error" });
+    const bad = await tollgate(["run", "bad.yaml"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${path.join("tools", "nodefault.ts")}: Tool must export a default function`);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("--version answers without loading the CLI", async () => {
+    const dir = await testdir();
+    const r = await tollgate(["--version"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
