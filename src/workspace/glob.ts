@@ -1,10 +1,10 @@
 import picomatch from "picomatch";
 
 /** One matcher for the globs users write in policies and recipes (dotfiles included). */
-export function globMatcher(globs: string | readonly string[]): (path: string) => boolean {
+export function globMatcher(globs: string | readonly string[], options: { nocase?: boolean } = {}): (path: string) => boolean {
   const list = typeof globs === "string" ? [globs] : [...globs];
   if (list.length === 0) return () => false;
-  return picomatch(list, { dot: true });
+  return picomatch(list, { dot: true, ...(options.nocase ? { nocase: true } : {}) });
 }
 
 /** Throws picomatch's own error for a malformed glob; used by validation. */

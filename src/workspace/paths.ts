@@ -1,8 +1,8 @@
-import { realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { BlockedError } from "../errors.js";
 
-/** Paths tollgate never writes, whatever the policy says. */
+/** Directory names tollgate never writes into, at any depth, whatever the policy says. */
 export const ALWAYS_PROTECTED = [".git", ".tollgate"];
 
 export function toPosix(p: string): string {
@@ -11,46 +11,114 @@ export function toPosix(p: string): string {
 
 function isInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
-/** realpath of the deepest existing ancestor, with the missing tail appended. */
-function realpathLoose(abs: string): string {
+/**
+ * realpath of the deepest existing ancestor, with the missing tail appended. A component of the
+ * tail that exists as a symlink whose target is missing (a dangling link) is reported, since
+ * writing through it could create a file wherever it points.
+ */
+function realpathLoose(abs: string): { real: string; dangling?: string } {
   const tail: string[] = [];
   let cur = abs;
   for (;;) {
     try {
-      return path.join(realpathSync.native(cur), ...tail.reverse());
+      return { real: path.join(realpathSync.native(cur), ...[...tail].reverse()) };
     } catch {
+      let isLink = false;
+      try {
+        isLink = lstatSync(cur).isSymbolicLink();
+      } catch {
+        // missing: keep walking up
+      }
+      if (isLink) return { real: cur, dangling: cur };
       const parent = path.dirname(cur);
-      if (parent === cur) return abs;
+      if (parent === cur) return { real: abs };
       tail.push(path.basename(cur));
       cur = parent;
     }
   }
 }
 
-/**
- * Containment: maps a user path to an absolute path inside `root` and its workspace-relative
- * POSIX form, or throws BlockedError. Symlinks (of the file or any parent) are resolved, so a
- * link pointing out of the workspace is refused.
- */
-export function containPath(root: string, userPath: string): { abs: string; rel: string } {
-  if (userPath.includes("\0")) throw new BlockedError(`Path contains a NUL byte: ${JSON.stringify(userPath)}`, [userPath]);
-  const realRoot = realpathLoose(path.resolve(root));
-  const abs = path.resolve(root, userPath);
-  if (!isInside(path.resolve(root), abs) && !isInside(realRoot, abs)) {
-    throw new BlockedError(`Path is outside the workspace: ${userPath}`, [userPath]);
+const realRoots = new Map<string, string>();
+
+/** realpath of a workspace root (cached: roots do not move during a run). */
+export function realRoot(root: string): string {
+  const resolved = path.resolve(root);
+  let real = realRoots.get(resolved);
+  if (real === undefined) {
+    real = realpathLoose(resolved).real;
+    realRoots.set(resolved, real);
   }
-  const real = realpathLoose(abs);
-  if (!isInside(realRoot, real)) {
-    throw new BlockedError(`Path resolves outside the workspace (symlink): ${userPath}`, [userPath]);
-  }
-  const rel = toPosix(path.relative(isInside(path.resolve(root), abs) ? path.resolve(root) : realRoot, abs)) || ".";
-  return { abs, rel };
+  return real;
 }
 
+const caseInsensitive = new Map<string, boolean>();
+
+/**
+ * Whether the filesystem holding `root` ignores case (macOS, Windows defaults): the root path
+ * with its letters' case swapped names the same directory.
+ */
+export function isCaseInsensitiveFs(root: string): boolean {
+  const real = realRoot(root);
+  let known = caseInsensitive.get(real);
+  if (known === undefined) {
+    const swapped = [...real].map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase())).join("");
+    known = swapped !== real && existsSync(swapped);
+    caseInsensitive.set(real, known);
+  }
+  return known;
+}
+
+export interface Contained {
+  /** Absolute path as the user named it (inside the root). */
+  abs: string;
+  /** Workspace-relative POSIX path as the user named it. */
+  rel: string;
+  /** Absolute path after resolving symlinks: where reads and writes really go. */
+  real: string;
+  /** `real` relative to the real root (POSIX). */
+  realRel: string;
+}
+
+/**
+ * Containment (SPEC 8): maps a user path to where it really is inside `root`, or throws
+ * BlockedError. Refused: NUL bytes, `..` or absolute paths leading out, symlinks (the file or
+ * any parent) resolving outside the root, dangling symlinks, and the root itself.
+ */
+export function containPath(root: string, userPath: string): Contained {
+  if (typeof userPath !== "string" || userPath.length === 0) {
+    throw new BlockedError(`Path is empty`, [String(userPath)]);
+  }
+  if (userPath.includes("\0")) throw new BlockedError(`Path contains a NUL byte: ${JSON.stringify(userPath)}`, [userPath]);
+  const base = path.resolve(root);
+  const rroot = realRoot(base);
+  const abs = path.resolve(base, userPath);
+  const insideBase = isInside(base, abs);
+  if (!insideBase && !isInside(rroot, abs)) {
+    throw new BlockedError(`Path is outside the workspace: ${userPath}`, [userPath]);
+  }
+  const rel = toPosix(path.relative(insideBase ? base : rroot, abs));
+  if (rel === "") throw new BlockedError(`Path is the workspace root itself: ${userPath}`, [userPath]);
+  const { real, dangling } = realpathLoose(abs);
+  if (dangling !== undefined) {
+    throw new BlockedError(`Path goes through a dangling symlink (${toPosix(path.relative(base, dangling))}): ${userPath}`, [userPath]);
+  }
+  if (!isInside(rroot, real) || real === rroot) {
+    throw new BlockedError(`Path resolves outside the workspace (symlink): ${userPath}`, [userPath]);
+  }
+  return { abs, rel, real, realRel: toPosix(path.relative(rroot, real)) };
+}
+
+/**
+ * `.git` and `.tollgate` at any depth (submodules, nested repos), matched without regard to
+ * case and to the trailing dots/spaces and 8.3 short names that Windows filesystems ignore.
+ */
 export function isAlwaysProtected(rel: string): boolean {
-  const first = rel.split("/")[0]?.toLowerCase();
-  return first !== undefined && ALWAYS_PROTECTED.includes(first);
+  for (const raw of rel.split("/")) {
+    const seg = raw.toLowerCase().replace(/[. ]+$/, "");
+    if (seg === ".git" || seg === ".tollgate" || seg === "git~1" || seg === "tollga~1") return true;
+  }
+  return false;
 }

@@ -1,31 +1,51 @@
 import * as nodeFs from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
-import { BlockedError, StaleError } from "../errors.js";
+import { BlockedError, StaleError, messageOf } from "../errors.js";
 import type { FileChange } from "../session/types.js";
-import { containPath, isAlwaysProtected } from "./paths.js";
+import { containPath, isAlwaysProtected, isCaseInsensitiveFs, realRoot, type Contained } from "./paths.js";
 import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem, sha256 } from "./text.js";
-import { Journal, type JournalEntry } from "./journal.js";
+import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { globMatcher } from "./glob.js";
 
-/** The file operations the workspace performs; injectable so tests can make the N-th one fail. */
+/**
+ * The primitive file operations the workspace performs. Injectable, so tests can make the N-th
+ * one fail; everything else (atomic replace, journaling, rollback) is built on these.
+ */
 export interface WorkspaceFs {
   readFile(abs: string): Promise<Uint8Array>;
-  writeFileAtomic(abs: string, data: string | Uint8Array, mode?: number): Promise<void>;
+  stat(abs: string): Promise<{ mode: number; size: number; isFile(): boolean; isDirectory(): boolean }>;
+  /**
+   * Creates a NEW file (fails with EEXIST if anything, even a symlink, is there) holding `data`.
+   * `mode`, when given, is set exactly (umask does not apply); `flush` fsyncs before closing.
+   */
+  writeNew(abs: string, data: string | Uint8Array, options?: { mode?: number; flush?: boolean }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
   unlink(abs: string): Promise<void>;
+  /** Creates one directory level. */
   mkdir(abs: string): Promise<void>;
-  stat(abs: string): Promise<{ mode: number; size: number; isFile(): boolean }>;
+  rmdir(abs: string): Promise<void>;
 }
 
 export const nodeWorkspaceFs: WorkspaceFs = {
   readFile: (abs) => nodeFs.readFile(abs),
-  writeFileAtomic: (abs, data, mode) =>
-    writeFileAtomic(abs, typeof data === "string" ? data : Buffer.from(data), mode === undefined ? {} : { mode }),
+  stat: (abs) => nodeFs.stat(abs),
+  async writeNew(abs, data, options = {}) {
+    const handle = await nodeFs.open(abs, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, options.mode ?? 0o666);
+    try {
+      await handle.writeFile(data);
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      if (options.flush) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+  rename: (from, to) => nodeFs.rename(from, to),
   unlink: (abs) => nodeFs.unlink(abs),
   mkdir: async (abs) => {
-    await nodeFs.mkdir(abs, { recursive: true });
+    await nodeFs.mkdir(abs);
   },
-  stat: (abs) => nodeFs.stat(abs),
+  rmdir: (abs) => nodeFs.rmdir(abs),
 };
 
 export interface WorkspaceOptions {
@@ -34,6 +54,15 @@ export interface WorkspaceOptions {
   /** Policy `protect` globs (workspace-relative). `.git/` and `.tollgate/` are always protected. */
   protect?: string[];
   maxFileBytes?: number;
+  /**
+   * `--atomic`: the journal keeps every original overwritten during the run until
+   * `commitRun()`, so `rollbackRun()` (or `tollgate recover` after a crash) undoes the whole run.
+   */
+  atomic?: boolean;
+  /** Match `protect` globs without regard to case; default: detected from the filesystem. */
+  caseInsensitive?: boolean;
+  /** Attempts per file operation while rolling back (default 3). */
+  restoreAttempts?: number;
 }
 
 export interface ReadResult {
@@ -49,29 +78,98 @@ export interface StageInput {
   rebase?: FileChange["rebase"];
 }
 
+/** An error from an apply whose writes were undone (`rolledBack`), or could not be (`journalKept`). */
+export interface ApplyFailure extends Error {
+  rolledBack?: boolean;
+  /** Rollback itself failed: the journal stays on disk for `tollgate recover`. */
+  journalKept?: boolean;
+}
+
+/** Rolling back failed: the workspace is inconsistent until `tollgate recover` runs. */
+export class RollbackError extends Error implements ApplyFailure {
+  readonly rolledBack = false;
+  readonly journalKept = true;
+  readonly failures: string[];
+  constructor(message: string, failures: string[]) {
+    super(message);
+    this.name = "RollbackError";
+    this.failures = failures;
+  }
+}
+
+/** Originals recorded by one action (or, with `--atomic`, by the whole run). */
+class Scope {
+  readonly entries = new Map<string, JournalEntry>();
+  readonly dirs: string[] = [];
+  wrote = false;
+  add(entry: JournalEntry): void {
+    if (!this.entries.has(entry.path)) this.entries.set(entry.path, entry);
+  }
+  addDir(rel: string): void {
+    if (!this.dirs.includes(rel)) this.dirs.push(rel);
+  }
+  merge(other: Scope): void {
+    for (const e of other.entries.values()) this.add(e);
+    for (const d of other.dirs) this.addDir(d);
+    this.wrote ||= other.wrote;
+  }
+}
+
+let tempCounter = 0;
+
+/** Name pattern of the temp files of atomic writes (recover removes those a killed run left). */
+export function tempFileName(target: string, pid = process.pid): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.tollgate-${pid}-${++tempCounter}.tmp`);
+}
+export function isTempFileOf(name: string, pid: number): boolean {
+  return name.startsWith(".") && name.endsWith(".tmp") && name.includes(`.tollgate-${pid}-`);
+}
+
+function errnoOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
 /**
  * The one module through which tollgate reads and writes user files (SPEC 8): contained in the
- * root, atomic (temp file + rename), journaled so a failed action is rolled back.
+ * root, atomic (temp file + rename in the same directory), journaled before any write so a
+ * failed action is rolled back and a killed run can be recovered.
+ *
+ * Use: `apply()` for one set of staged changes; `runAction(fn)` around a whole action's apply so
+ * that everything it writes through the workspace (several `apply()` calls, `pi.files`) is undone
+ * if it throws; with `atomic`, `rollbackRun()` / `commitRun()` at the end of the run.
  */
 export class Workspace {
   readonly root: string;
+  /** The root with symlinks resolved: where files really are. */
+  readonly realRoot: string;
   readonly fs: WorkspaceFs;
   readonly maxFileBytes: number;
-  readonly journal: Journal;
+  readonly atomic: boolean;
   readonly #isProtected: (rel: string) => boolean;
+  readonly #restoreAttempts: number;
+  #scope: Scope | undefined;
+  #run: Scope | undefined;
+  #broken: string | undefined;
+  /** Temp files whose removal failed; retried when the action ends. */
+  readonly #orphans = new Set<string>();
+  #journalCreatedAt = new Date().toISOString();
 
   constructor(options: WorkspaceOptions) {
     this.root = path.resolve(options.root);
+    this.realRoot = realRoot(this.root);
     this.fs = options.fs ?? nodeWorkspaceFs;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    this.journal = new Journal(this.root, this.fs);
+    this.atomic = options.atomic ?? false;
+    this.#restoreAttempts = Math.max(1, options.restoreAttempts ?? 3);
+    if (this.atomic) this.#run = new Scope();
     const protect = options.protect ?? [];
-    const matcher = protect.length > 0 ? globMatcher(protect) : () => false;
+    const nocase = options.caseInsensitive ?? isCaseInsensitiveFs(this.root);
+    const matcher = protect.length > 0 ? globMatcher(protect, { nocase }) : () => false;
     this.#isProtected = (rel) => isAlwaysProtected(rel) || matcher(rel);
   }
 
   /** Absolute and workspace-relative form of a path; throws BlockedError when outside. */
-  contain(userPath: string): { abs: string; rel: string } {
+  contain(userPath: string): Contained {
     return containPath(this.root, userPath);
   }
 
@@ -79,10 +177,15 @@ export class Workspace {
     return this.#isProtected(rel);
   }
 
+  /** Set when a rollback failed: no more writes until `tollgate recover` has run. */
+  get needsRecovery(): string | undefined {
+    return this.#broken;
+  }
+
   /** Reads a text file; throws for missing, binary, non-UTF-8 and oversize files. */
   async read(userPath: string): Promise<ReadResult> {
-    const { abs, rel } = this.contain(userPath);
-    const bytes = await this.fs.readFile(abs);
+    const { real, rel } = this.contain(userPath);
+    const bytes = await this.fs.readFile(real);
     const decoded = decodeText(bytes, this.maxFileBytes);
     if ("problem" in decoded) throw new Error(`Cannot read ${rel}: ${describeProblem(decoded.problem, this.maxFileBytes)}`);
     return { rel, text: decoded.text, sha256: sha256(bytes) };
@@ -93,7 +196,7 @@ export class Workspace {
     try {
       return await this.read(userPath);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      if (errnoOf(err) === "ENOENT") return null;
       throw err;
     }
   }
@@ -106,9 +209,12 @@ export class Workspace {
     const changes: FileChange[] = [];
     const seen = new Set<string>();
     for (const input of inputs) {
-      const { rel } = this.contain(input.path);
-      if (seen.has(rel)) throw new Error(`File staged twice in one action: ${rel}`);
-      seen.add(rel);
+      const { rel, realRel } = this.contain(input.path);
+      if (seen.has(realRel)) throw new Error(`File staged twice in one action: ${rel}`);
+      seen.add(realRel);
+      if (input.content !== null && typeof input.content !== "string") {
+        throw new Error(`Content of ${rel} must be a string (or null to delete)`);
+      }
       const current = await this.readIfExists(rel);
       const before = current?.text ?? null;
       if (before === input.content) continue;
@@ -128,8 +234,8 @@ export class Workspace {
   assertWritable(changes: readonly Pick<FileChange, "path">[]): void {
     const blocked: string[] = [];
     for (const change of changes) {
-      const { rel } = this.contain(change.path);
-      if (this.#isProtected(rel)) blocked.push(rel);
+      const { rel, realRel } = this.contain(change.path);
+      if (this.#isProtected(rel) || this.#isProtected(realRel)) blocked.push(rel);
     }
     if (blocked.length > 0) throw new BlockedError(`Refusing to write protected path(s): ${blocked.join(", ")}`, blocked);
   }
@@ -137,94 +243,357 @@ export class Workspace {
   /**
    * Applies staged changes: checks each file against its staged sha256 (rebasing where the
    * producer allows), journals the originals, writes atomically, and restores every file if any
-   * write fails. Returns the changes as written (after rebasing). Throws StaleError naming the
-   * files whose change no longer holds; nothing is written then.
+   * write fails (the error then carries `rolledBack: true`). Returns the changes as written.
+   * Throws StaleError naming the files whose change no longer holds; nothing is written then.
+   * Inside `runAction()` the rollback covers everything the action wrote.
    */
   async apply(changes: readonly FileChange[]): Promise<FileChange[]> {
+    if (this.#broken) throw new Error(this.#broken);
     this.assertWritable(changes);
-    const plan: Array<{ change: FileChange; abs: string; original: JournalEntry }> = [];
+    const plan: Array<{ change: FileChange; real: string; original: JournalEntry }> = [];
     const stale: string[] = [];
+    const seen = new Set<string>();
     for (const change of changes) {
-      const { abs, rel } = this.contain(change.path);
-      const original = await this.#snapshot(abs, rel);
+      const { real, rel, realRel } = this.contain(change.path);
+      if (seen.has(realRel)) throw new Error(`File changed twice in one apply: ${rel}`);
+      seen.add(realRel);
+      const original = await this.#snapshot(real, realRel);
       const currentSha = original.existed ? sha256(original.bytes!) : null;
       if (currentSha === change.beforeSha256) {
-        plan.push({ change, abs, original });
+        plan.push({ change, real, original });
         continue;
       }
       const rebased = this.#rebase(change, original);
       if (rebased === undefined) stale.push(rel);
-      else plan.push({ change: rebased, abs, original });
+      else plan.push({ change: rebased, real, original });
     }
     if (stale.length > 0) {
       throw new StaleError(`Stale: ${stale.join(", ")} changed since the preview; nothing was written`, stale);
     }
-    await this.journal.begin(plan.map((p) => p.original));
-    const written: typeof plan = [];
+    const implicit = this.#scope === undefined;
+    const scope = this.#scope ?? new Scope();
+    if (implicit) this.#scope = scope;
     try {
       for (const step of plan) {
-        await this.#write(step.abs, step.change.after, step.original.mode);
-        written.push(step);
+        scope.add(step.original);
+        if (step.change.after !== null) for (const dir of await this.#missingDirs(step.real)) scope.addDir(dir);
       }
+      await this.#persist();
+      scope.wrote = true;
+      for (const step of plan) await this.#write(step.real, step.change.after, step.original.mode);
     } catch (err) {
-      await this.#restore(plan.map((p) => p.original));
-      await this.journal.clear();
-      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { rolledBack: true });
+      if (!implicit) throw err;
+      this.#scope = undefined;
+      throw await this.#abort(scope, err);
     }
-    await this.journal.clear();
+    if (implicit) {
+      this.#scope = undefined;
+      await this.#commit(scope);
+    }
     return plan.map((p) => p.change);
   }
 
-  /** Puts files back as the journal entries describe them. */
-  async restore(entries: readonly JournalEntry[]): Promise<void> {
-    await this.#restore(entries);
+  /**
+   * Runs one action's apply as a unit: everything it writes through this workspace is journaled
+   * together, and if `fn` throws after anything was written, all of it is restored and the error
+   * is rethrown with `rolledBack: true` (a StaleError/BlockedError raised after some writes becomes
+   * a plain failure, since part of the action had been written). Nested calls join the outer one.
+   */
+  async runAction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#scope) return fn();
+    if (this.#broken) throw new Error(this.#broken);
+    const scope = new Scope();
+    this.#scope = scope;
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      this.#scope = undefined;
+      throw await this.#abort(scope, err);
+    }
+    this.#scope = undefined;
+    await this.#commit(scope);
+    return result;
+  }
+
+  /** Files (real-root-relative) the run has overwritten so far under `--atomic`. */
+  get runPaths(): string[] {
+    return [...(this.#run?.entries.keys() ?? [])];
+  }
+
+  /**
+   * `--atomic`: restores every file the run wrote to what it was before the run and clears the
+   * journal. Returns the restored paths. Throws RollbackError (journal kept) if that fails.
+   */
+  async rollbackRun(): Promise<string[]> {
+    const run = this.#run;
+    if (!run) return [];
+    this.#run = new Scope();
+    if (run.entries.size === 0 && run.dirs.length === 0) return [];
+    const failures = await this.#restore(run);
+    await this.#sweepOrphans();
+    if (failures.length > 0) {
+      this.#run = run;
+      this.#broken = `Rolling back the run failed (${failures.join("; ")}); the journal is kept in ${journalPath(this.root)}: run \`tollgate recover\``;
+      throw new RollbackError(this.#broken, failures);
+    }
+    try {
+      await this.#clearJournal();
+    } catch (err) {
+      this.#broken = `The run was rolled back but the journal could not be removed (${messageOf(err)}): run \`tollgate recover\``;
+      throw new RollbackError(this.#broken, [messageOf(err)]);
+    }
+    return [...run.entries.keys()];
+  }
+
+  /** `--atomic`: the run is done; forget its originals and remove the journal. */
+  async commitRun(): Promise<void> {
+    if (!this.#run || this.#broken) return;
+    await this.#sweepOrphans();
+    if (this.#run.entries.size === 0 && this.#run.dirs.length === 0) return;
+    // If the journal cannot be removed this throws and the run is still intact: the caller
+    // rolls it back (the journal on disk then matches the files again).
+    await this.#clearJournal();
+    this.#run = new Scope();
+  }
+
+  /** Puts files back as the journal describes them (used by `recover`); returns what failed. */
+  async restore(state: JournalState): Promise<string[]> {
+    const scope = new Scope();
+    for (const e of state.entries) scope.add(e);
+    for (const d of state.dirs) scope.addDir(d);
+    return this.#restore(scope);
+  }
+
+  // -- internals -------------------------------------------------------------------------------
+
+  /** Undo after a failure; returns the error to throw. */
+  async #abort(scope: Scope, err: unknown): Promise<Error> {
+    try {
+      return await this.#abortInner(scope, err);
+    } finally {
+      await this.#sweepOrphans();
+    }
+  }
+
+  async #abortInner(scope: Scope, err: unknown): Promise<Error> {
+    const error = err instanceof Error ? err : new Error(messageOf(err));
+    if (!scope.wrote) {
+      // Nothing was written: the journal (if any was written) only needs to shrink back.
+      await this.#persistOrClear().catch(() => undefined);
+      return error;
+    }
+    const failures = await this.#restore(scope);
+    if (failures.length > 0) {
+      if (this.#run) this.#run.merge(scope);
+      this.#broken = `${messageOf(err)}; rolling back failed too (${failures.join("; ")}); the journal is kept in ${journalPath(this.root)}: run \`tollgate recover\``;
+      return new RollbackError(this.#broken, failures);
+    }
+    try {
+      await this.#persistOrClear();
+    } catch (clearErr) {
+      this.#broken = `${messageOf(err)}; the files were restored but the journal could not be removed (${messageOf(clearErr)}): run \`tollgate recover\``;
+      return new RollbackError(this.#broken, [messageOf(clearErr)]);
+    }
+    let out: ApplyFailure = error;
+    if (error instanceof StaleError || error instanceof BlockedError) {
+      out = new Error(`${error.message} (after part of the action had been written; those writes were rolled back)`);
+    }
+    return Object.assign(out, { rolledBack: true });
+  }
+
+  /** The action succeeded: drop its journal (or, under --atomic, keep it for the run). */
+  async #commit(scope: Scope): Promise<void> {
+    await this.#sweepOrphans();
+    if (this.#run) {
+      this.#run.merge(scope);
+      return;
+    }
+    if (!scope.wrote) return;
+    try {
+      await this.#clearJournal();
+    } catch (err) {
+      // A journal left behind would make `recover` undo this action later; undo it now instead.
+      throw await this.#abort(scope, new Error(`Could not remove the apply journal: ${messageOf(err)}`));
+    }
+  }
+
+  /** Writes the journal covering the run (atomic) and the action in progress. */
+  async #persist(): Promise<void> {
+    const state: JournalState = { entries: [], dirs: [] };
+    const all = new Scope();
+    if (this.#run) all.merge(this.#run);
+    if (this.#scope) all.merge(this.#scope);
+    state.entries = [...all.entries.values()];
+    state.dirs = all.dirs;
+    if (state.entries.length === 0 && state.dirs.length === 0) return;
+    await ensureStateDir(this.root);
+    const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic });
+    await this.#retry(() => this.#replace(journalPath(this.root), text, undefined, true));
+  }
+
+  async #persistOrClear(): Promise<void> {
+    if (this.#run && (this.#run.entries.size > 0 || this.#run.dirs.length > 0)) await this.#persist();
+    else await this.#clearJournal();
+  }
+
+  async #clearJournal(): Promise<void> {
+    await this.#retry(async () => {
+      try {
+        await this.fs.unlink(journalPath(this.root));
+      } catch (err) {
+        if (errnoOf(err) !== "ENOENT") throw err;
+      }
+    });
+  }
+
+  async #retry(op: () => Promise<void>): Promise<void> {
+    let last: unknown;
+    for (let i = 0; i < this.#restoreAttempts; i++) {
+      try {
+        await op();
+        return;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 
   #rebase(change: FileChange, original: JournalEntry): FileChange | undefined {
     if (!change.rebase || !original.existed || change.before === null) return undefined;
     const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
     if ("problem" in decoded) return undefined;
-    const after = change.rebase(decoded.text);
+    let after: string | undefined;
+    try {
+      after = change.rebase(decoded.text);
+    } catch {
+      after = undefined;
+    }
     if (after === undefined) return undefined;
-    return {
-      ...change,
-      before: decoded.text,
-      beforeSha256: sha256(original.bytes!),
-      after,
-      afterSha256: sha256(after),
-    };
+    return { ...change, before: decoded.text, beforeSha256: sha256(original.bytes!), after, afterSha256: sha256(after) };
   }
 
-  async #snapshot(abs: string, rel: string): Promise<JournalEntry> {
+  async #snapshot(real: string, realRel: string): Promise<JournalEntry> {
+    let bytes: Uint8Array;
     try {
-      const [bytes, st] = await Promise.all([this.fs.readFile(abs), this.fs.stat(abs)]);
-      return { path: rel, existed: true, mode: st.mode & 0o7777, bytes };
+      bytes = await this.fs.readFile(real);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { path: rel, existed: false };
+      if (errnoOf(err) === "ENOENT") return { path: realRel, existed: false };
+      if (errnoOf(err) === "EISDIR") throw new Error(`Cannot write ${realRel}: it is a directory`);
+      throw err;
+    }
+    const st = await this.fs.stat(real);
+    return { path: realRel, existed: true, mode: st.mode & 0o7777, bytes };
+  }
+
+  /** Ancestors of `real` that do not exist yet (shallowest first), relative to the real root. */
+  async #missingDirs(real: string): Promise<string[]> {
+    const missing: string[] = [];
+    let dir = path.dirname(real);
+    while (dir !== this.realRoot && dir.startsWith(this.realRoot + path.sep)) {
+      try {
+        const st = await this.fs.stat(dir);
+        if (!st.isDirectory()) throw new Error(`Cannot write ${path.relative(this.realRoot, real)}: ${path.relative(this.realRoot, dir)} is not a directory`);
+        break;
+      } catch (err) {
+        if (errnoOf(err) !== "ENOENT") throw err;
+        missing.unshift(path.relative(this.realRoot, dir).split(path.sep).join("/"));
+      }
+      dir = path.dirname(dir);
+    }
+    return missing;
+  }
+
+  async #mkdirs(real: string): Promise<void> {
+    for (const rel of await this.#missingDirs(real)) {
+      try {
+        await this.fs.mkdir(path.join(this.realRoot, rel));
+      } catch (err) {
+        if (errnoOf(err) !== "EEXIST") throw err;
+      }
+    }
+  }
+
+  /** Atomic replace: a new temp file in the same directory, then rename over the target. */
+  async #replace(real: string, data: string | Uint8Array, mode: number | undefined, flush = false): Promise<void> {
+    const tmp = tempFileName(real);
+    try {
+      await this.fs.writeNew(tmp, data, { ...(mode !== undefined ? { mode } : {}), flush });
+      await this.fs.rename(tmp, real);
+    } catch (err) {
+      await this.fs.unlink(tmp).catch((unlinkErr: unknown) => {
+        if (errnoOf(unlinkErr) !== "ENOENT") this.#orphans.add(tmp);
+      });
       throw err;
     }
   }
 
-  async #write(abs: string, content: string | null, mode: number | undefined): Promise<void> {
-    if (content === null) {
-      await this.fs.unlink(abs);
-      return;
-    }
-    await this.fs.mkdir(path.dirname(abs));
-    await this.fs.writeFileAtomic(abs, content, mode);
-  }
-
-  async #restore(entries: readonly JournalEntry[]): Promise<void> {
-    for (const entry of entries) {
-      const abs = path.join(this.root, entry.path);
-      if (entry.existed) {
-        await this.fs.mkdir(path.dirname(abs));
-        await this.fs.writeFileAtomic(abs, entry.bytes!, entry.mode);
-      } else {
-        await this.fs.unlink(abs).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== "ENOENT") throw err;
+  /** Retries removing temp files a failed write left behind (best effort). */
+  async #sweepOrphans(): Promise<void> {
+    for (const tmp of [...this.#orphans]) {
+      try {
+        await this.#retry(async () => {
+          try {
+            await this.fs.unlink(tmp);
+          } catch (err) {
+            if (errnoOf(err) !== "ENOENT") throw err;
+          }
         });
+        this.#orphans.delete(tmp);
+      } catch {
+        // left for `tollgate recover` (it removes tollgate temp files) or the next sweep
       }
     }
+  }
+
+  async #write(real: string, content: string | null, mode: number | undefined): Promise<void> {
+    if (content === null) {
+      await this.fs.unlink(real);
+      return;
+    }
+    await this.#mkdirs(real);
+    await this.#replace(real, content, mode);
+  }
+
+  /** Restores a scope's originals (retrying each operation); returns what could not be restored. */
+  async #restore(scope: Scope): Promise<string[]> {
+    const failures: string[] = [];
+    for (const entry of [...scope.entries.values()].reverse()) {
+      const real = path.join(this.realRoot, entry.path);
+      try {
+        await this.#retry(async () => {
+          if (entry.existed) {
+            await this.#mkdirs(real);
+            await this.#replace(real, entry.bytes!, entry.mode);
+          } else {
+            try {
+              await this.fs.unlink(real);
+            } catch (err) {
+              if (errnoOf(err) !== "ENOENT") throw err;
+            }
+          }
+        });
+      } catch (err) {
+        failures.push(`${entry.path}: ${messageOf(err)}`);
+      }
+    }
+    await this.#sweepOrphans();
+    for (const dir of [...scope.dirs].reverse()) {
+      const real = path.join(this.realRoot, dir);
+      try {
+        await this.#retry(async () => {
+          try {
+            await this.fs.rmdir(real);
+          } catch (err) {
+            const code = errnoOf(err);
+            if (code !== "ENOENT" && code !== "ENOTEMPTY" && code !== "EEXIST") throw err;
+          }
+        });
+      } catch (err) {
+        failures.push(`${dir}/: ${messageOf(err)}`);
+      }
+    }
+    return failures;
   }
 }

@@ -1,0 +1,43 @@
+/**
+ * SIGINT/SIGTERM handling for runs (SPEC 5: exit 130). The first signal does not kill the
+ * process: it aborts `signal`, so the runner lets the action being applied finish (or roll back),
+ * resolves nothing more, writes the report and exits 130. A second signal exits at once with 130;
+ * if that happens mid-apply the journal stays and `tollgate recover` restores the files.
+ */
+export interface InterruptHandle {
+  readonly signal: AbortSignal;
+  /** The signal received, if any. */
+  readonly received: NodeJS.Signals | undefined;
+  dispose(): void;
+}
+
+export const INTERRUPT_EXIT_CODE = 130;
+
+export function handleInterrupts(
+  options: { onInterrupt?: (sig: NodeJS.Signals) => void; onForce?: (sig: NodeJS.Signals) => void; exit?: (code: number) => void } = {},
+): InterruptHandle {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const handler = (sig: NodeJS.Signals): void => {
+    if (received === undefined) {
+      received = sig;
+      controller.abort(new Error(`Interrupted by ${sig}`));
+      options.onInterrupt?.(sig);
+      return;
+    }
+    options.onForce?.(sig);
+    (options.exit ?? process.exit)(INTERRUPT_EXIT_CODE);
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return {
+    signal: controller.signal,
+    get received() {
+      return received;
+    },
+    dispose() {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import { RunError } from "../errors.js";
+import { STATE_DIR, ensureStateDirSync } from "./journal.js";
+
+export const LOCK_FILE = "lock";
+
+export interface LockInfo {
+  pid: number;
+  hostname: string;
+  startedAt: string;
+  command?: string;
+}
+
+export interface WorkspaceLock {
+  readonly file: string;
+  readonly info: LockInfo;
+  /** Removes the lock if it is still ours. Idempotent. */
+  release(): void;
+}
+
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function readLock(file: string): { raw: string; info: LockInfo | null } | null {
+  let raw: string;
+  try {
+    raw = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  try {
+    const info = JSON.parse(raw) as LockInfo;
+    if (typeof info?.pid !== "number") return { raw, info: null };
+    return { raw, info };
+  } catch {
+    return { raw, info: null };
+  }
+}
+
+function describeHolder(info: LockInfo): string {
+  return `pid ${info.pid}${info.hostname && info.hostname !== hostname() ? ` on ${info.hostname}` : ""}, started ${info.startedAt}${info.command ? `, ${info.command}` : ""}`;
+}
+
+const held = new Set<WorkspaceLock>();
+let exitHookInstalled = false;
+
+/**
+ * Takes the workspace lock (`.tollgate/lock`, created with O_EXCL, holding pid, host and start
+ * time). A lock held by a live process fails at once with a RunError (exit 3) naming the holder;
+ * a lock left by a dead process on this host (or an unreadable one) is taken over. Takeover moves
+ * the stale file aside atomically first, so two runs racing for the same stale lock cannot both
+ * win. The lock is also released when the process exits normally.
+ */
+export function acquireLock(root: string, options: { command?: string } = {}): WorkspaceLock {
+  const dir = ensureStateDirSync(root);
+  const file = path.join(dir, LOCK_FILE);
+  const info: LockInfo = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    ...(options.command ? { command: options.command } : {}),
+  };
+  const body = `${JSON.stringify(info)}\n`;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(file, "wx", 0o644);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") {
+        ensureStateDirSync(root);
+        continue;
+      }
+      if (code !== "EEXIST") throw err;
+      const existing = readLock(file);
+      if (existing === null) continue; // released meanwhile
+      const holder = existing.info;
+      if (holder && holder.pid === process.pid && holder.hostname === info.hostname && [...held].some((l) => l.file === file)) {
+        throw new RunError(`Workspace is already locked by this process (${path.join(STATE_DIR, LOCK_FILE)})`);
+      }
+      const sameHost = !holder || holder.hostname === undefined || holder.hostname === info.hostname;
+      // An unreadable lock is stale, unless it is brand new (its holder may still be writing it).
+      const alive = holder ? (sameHost ? isProcessAlive(holder.pid) : true) : isFresh(file);
+      if (alive && !holder) {
+        throw new RunError(`Workspace is locked by another tollgate run that is starting: ${path.join(root, STATE_DIR, LOCK_FILE)}`);
+      }
+      if (alive && holder) {
+        throw new RunError(
+          `Workspace is locked by another tollgate run (${describeHolder(holder)}): ${path.join(root, STATE_DIR, LOCK_FILE)}. ` +
+            `Wait for it to finish; if that process is not tollgate, delete the lock file.`,
+        );
+      }
+      takeOverStale(file, existing.raw);
+      continue;
+    }
+    try {
+      writeSync(fd, body);
+    } finally {
+      closeSync(fd);
+    }
+    const lock: WorkspaceLock = {
+      file,
+      info,
+      release() {
+        if (!held.has(lock)) return;
+        held.delete(lock);
+        const now = readLock(file);
+        if (now && now.raw === body) {
+          try {
+            unlinkSync(file);
+          } catch {
+            // already gone
+          }
+        }
+      },
+    };
+    held.add(lock);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on("exit", () => {
+        for (const l of [...held]) l.release();
+      });
+    }
+    return lock;
+  }
+  throw new RunError(`Could not take the workspace lock ${path.join(root, STATE_DIR, LOCK_FILE)}: too much contention`);
+}
+
+function isFresh(file: string): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs < 2000;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves a stale lock aside; if what was moved turns out not to be the stale one, puts it back. */
+function takeOverStale(file: string, staleRaw: string): void {
+  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    renameSync(file, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  let movedRaw: string | undefined;
+  try {
+    movedRaw = readFileSync(aside, "utf8");
+  } catch {
+    movedRaw = undefined;
+  }
+  if (movedRaw !== undefined && movedRaw !== staleRaw) {
+    // Another run took the lock between our read and our rename: give it back.
+    try {
+      linkSync(aside, file);
+    } catch {
+      // a third run holds it now; either way the next attempt sees a live lock
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // ignore
+  }
+}
+
+/** The current holder of the workspace lock, if any (for messages and `tollgate recover`). */
+export function readLockInfo(root: string): LockInfo | null {
+  return readLock(path.join(path.resolve(root), STATE_DIR, LOCK_FILE))?.info ?? null;
+}

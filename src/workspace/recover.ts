@@ -1,0 +1,110 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { BlockedError, RunError, messageOf } from "../errors.js";
+import { assertNoPendingJournal, journalPath, readJournal } from "./journal.js";
+import { acquireLock, type WorkspaceLock } from "./lock.js";
+import { containPath } from "./paths.js";
+import { Workspace, isTempFileOf, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
+
+export interface RecoverResult {
+  /** Whether a journal was there to recover from. */
+  found: boolean;
+  /** Files put back (real-root-relative). */
+  restored: string[];
+  /** Leftover temp files of the interrupted writes that were removed. */
+  removedTemps: string[];
+  pid?: number;
+  createdAt?: string;
+}
+
+/**
+ * `tollgate recover`: restores every file in `.tollgate/journal.json` to its journaled original
+ * (bytes and mode; files the interrupted apply created are removed, and so are directories it
+ * created, when empty), deletes the temp files the interrupted writes left, then removes the
+ * journal. Takes the workspace lock for the duration, so it refuses while a run is active.
+ * Idempotent: running it again after a failure finishes the job.
+ */
+export async function recover(root: string, options: { fs?: WorkspaceFs; lock?: boolean } = {}): Promise<RecoverResult> {
+  const fs = options.fs ?? nodeWorkspaceFs;
+  const first = await readJournal(root);
+  if (!first) return { found: false, restored: [], removedTemps: [] };
+  const lock = options.lock === false ? undefined : acquireLock(root, { command: "tollgate recover" });
+  try {
+    const info = await readJournal(root);
+    if (!info) return { found: false, restored: [], removedTemps: [] };
+    for (const entry of info.entries) {
+      try {
+        containPath(root, entry.path);
+      } catch (err) {
+        if (err instanceof BlockedError) {
+          throw new RunError(`Refusing to recover ${journalPath(root)}: ${err.message}. Inspect it and delete it by hand.`);
+        }
+        throw err;
+      }
+    }
+    const workspace = new Workspace({ root, fs });
+    const removedTemps = await removeTemps(workspace.realRoot, info.entries.map((e) => e.path), info.pid, fs);
+    const failures = await workspace.restore(info);
+    if (failures.length > 0) {
+      throw new RunError(
+        `Recovery could not restore everything (${failures.join("; ")}). The journal is kept; fix the cause and run \`tollgate recover\` again.`,
+      );
+    }
+    try {
+      await fs.unlink(journalPath(root));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+        throw new RunError(`Files were restored but the journal could not be removed: ${messageOf(err)}`);
+      }
+    }
+    return { found: true, restored: info.entries.map((e) => e.path), removedTemps, pid: info.pid, createdAt: info.createdAt };
+  } finally {
+    lock?.release();
+  }
+}
+
+async function removeTemps(realRoot: string, paths: string[], pid: number, fs: WorkspaceFs): Promise<string[]> {
+  const dirs = new Set(paths.map((p) => path.dirname(path.join(realRoot, p))));
+  dirs.add(path.dirname(journalPath(realRoot)));
+  const removed: string[] = [];
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!isTempFileOf(name, pid)) continue;
+      const abs = path.join(dir, name);
+      try {
+        await fs.unlink(abs);
+        removed.push(path.relative(realRoot, abs).split(path.sep).join("/"));
+      } catch {
+        // leave it; harmless
+      }
+    }
+  }
+  return removed;
+}
+
+export interface RunGuard {
+  lock: WorkspaceLock | undefined;
+  release(): void;
+}
+
+/**
+ * What a run does before it starts: take the workspace lock (unless `lock: false`, e.g. for a
+ * dry-run, which writes nothing and so leaves no `.tollgate/` behind) and refuse while an
+ * unrecovered journal is present. Both refusals are RunErrors (exit 3).
+ */
+export function startRun(root: string, options: { lock?: boolean; command?: string } = {}): RunGuard {
+  const lock = options.lock === false ? undefined : acquireLock(root, options.command ? { command: options.command } : {});
+  try {
+    assertNoPendingJournal(root);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  return { lock, release: () => lock?.release() };
+}
