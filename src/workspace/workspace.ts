@@ -63,6 +63,8 @@ export interface WorkspaceOptions {
   caseInsensitive?: boolean;
   /** Attempts per file operation while rolling back (default 3). */
   restoreAttempts?: number;
+  /** fsync the journal before writing (default true; tests may turn it off for speed). */
+  durableJournal?: boolean;
 }
 
 export interface ReadResult {
@@ -147,6 +149,7 @@ export class Workspace {
   readonly atomic: boolean;
   readonly #isProtected: (rel: string) => boolean;
   readonly #restoreAttempts: number;
+  readonly #durable: boolean;
   #scope: Scope | undefined;
   #run: Scope | undefined;
   #broken: string | undefined;
@@ -161,6 +164,7 @@ export class Workspace {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.atomic = options.atomic ?? false;
     this.#restoreAttempts = Math.max(1, options.restoreAttempts ?? 3);
+    this.#durable = options.durableJournal ?? true;
     if (this.atomic) this.#run = new Scope();
     const protect = options.protect ?? [];
     const nocase = options.caseInsensitive ?? isCaseInsensitiveFs(this.root);
@@ -429,7 +433,7 @@ export class Workspace {
     if (state.entries.length === 0 && state.dirs.length === 0) return;
     await ensureStateDir(this.root);
     const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic });
-    await this.#retry(() => this.#replace(journalPath(this.root), text, undefined, true));
+    await this.#retry(() => this.#replace(journalPath(this.root), text, undefined, this.#durable));
   }
 
   async #persistOrClear(): Promise<void> {

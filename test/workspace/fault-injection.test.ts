@@ -82,14 +82,14 @@ async function sweep(scenario: Scenario, atomic: boolean, plan: Omit<FaultPlan, 
   // How many mutating operations does a clean run take?
   const probe = fixture();
   const counter = faultyFs(undefined);
-  await scenario(new Workspace({ root: probe.root, fs: counter.fs, atomic }));
+  await scenario(new Workspace({ root: probe.root, fs: counter.fs, atomic, durableJournal: false }));
   expect(snapshotTree(probe.root)).toEqual(after);
   const total = counter.count;
   expect(total).toBeGreaterThan(10);
   for (let n = 1; n <= total + 1; n++) {
     const { root, before } = fixture();
     const faulty = faultyFs({ ...plan, failAt: n });
-    const ws = new Workspace({ root, fs: faulty.fs, atomic });
+    const ws = new Workspace({ root, fs: faulty.fs, atomic, durableJournal: false });
     let error: unknown;
     try {
       await scenario(ws);
