@@ -10,12 +10,13 @@ class UsageError extends TollgateError {
 
 /** Parses argv, runs one command, returns the exit code. Errors are caught here, once. */
 export async function main(argv: string[]): Promise<number> {
-  const [{ default: yargs }, { runCommand }, { validateCommand }, { toolsCommand }, { schemaCommand }] = await Promise.all([
+  const [{ default: yargs }, { runCommand }, { validateCommand }, { toolsCommand }, { schemaCommand }, { recoverCommand }] = await Promise.all([
     import("yargs"),
     import("./commands/run.js"),
     import("./commands/validate.js"),
     import("./commands/tools.js"),
     import("./commands/schema.js"),
+    import("./commands/recover.js"),
   ]);
   let exitCode = 0;
   const setExit = (code: number) => {
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
       .command(validateCommand(setExit))
       .command(toolsCommand(setExit))
       .command(schemaCommand(setExit))
+      .command(recoverCommand(setExit))
       .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports")
       .strict()
       .recommendCommands()

@@ -38,7 +38,7 @@ export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check:
   let deletions = 0;
   for (const o of outcomes) {
     counts[o.outcome]++;
-    if (o.outcome !== "applied") continue;
+    if (o.outcome !== "applied" || o.rolledBack) continue;
     for (const f of o.files) {
       files.add(f.path);
       additions += f.additions;

@@ -67,6 +67,8 @@ export interface RunInfo {
   startedAt: string;
   durationMs: number;
   interrupted: boolean;
+  /** `--atomic` only: whether the run's applied actions were rolled back (and which files). */
+  atomic?: { rolledBack: boolean; files: string[]; error: string | null };
 }
 
 export interface Summary {

@@ -33,6 +33,8 @@ export interface ResolutionContext {
   planGate?: (action: PendingAction) => { outcome: "stale" | "discard"; reason: string } | { approved: Approval } | undefined;
   /** Called with every outcome as it is recorded. */
   onOutcome?: (record: OutcomeRecord) => void;
+  /** Aborted on SIGINT/SIGTERM: nothing more is applied; the rest is discarded as interrupted. */
+  signal?: AbortSignal;
 }
 
 /** State that lives across resolution points within one run (the prompt's `a` and `q`). */
@@ -81,6 +83,15 @@ async function verdictFor(
   requested: ResolveParams | undefined,
   remaining: number,
 ): Promise<Verdict> {
+  if (ctx.signal?.aborted) {
+    return {
+      decision: "discard",
+      rule: { name: "interrupted", index: null },
+      approval: null,
+      params: { action: "discard", reason: "interrupted" },
+      outcome: "discarded",
+    };
+  }
   const blocked = blockedBy(action, ctx.workspace);
   if (blocked) {
     return {
@@ -175,7 +186,15 @@ export async function resolvePending(
     const verdict = await verdictFor(top, ctx, state, requested, ctx.session.store.count);
     const started = ctx.now();
     ctx.session.lastPopped = undefined;
+    // Everything an apply writes through the workspace is one unit: rolled back if it fails.
+    const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction() : undefined;
     const call = await ctx.session.call("resolve", verdict.params, stepId);
+    const ended = await tx?.end(call.result.isError ? (call.error ?? new Error(joinText(call.result))) : undefined);
+    if (ended?.error && ended.error !== call.error) {
+      // The failure changed on the way out (stale after partial writes, a failed rollback/commit).
+      call.error = ended.error;
+      call.result = { ...call.result, isError: true, content: [{ type: "text", text: messageOf(ended.error) }] };
+    }
     const action = ctx.session.lastPopped ?? top;
     const failed = call.result.isError === true;
     const outcome = failed ? failureOutcome(call.error) : verdict.outcome;

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createCustomToolAPI } from "../custom/api.js";
 import { loadCustomToolModule, ToolLoadError } from "../custom/loader.js";
-import { InputError, type Issue } from "../errors.js";
+import { InputError, messageOf, type Issue } from "../errors.js";
 import { createExec, type ExecFn } from "../exec.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { DEFAULT_POLICY, loadPolicy, type Policy } from "../policy/policy.js";
@@ -18,6 +18,7 @@ import type { FileScope, ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
 import { sha256 } from "../workspace/text.js";
 import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
+import { startRun } from "../workspace/recover.js";
 import { resolvePending, type ApprovalSources, type PromptState, type ResolutionContext } from "./resolution.js";
 
 export interface RunOptions {
@@ -39,6 +40,8 @@ export interface RunOptions {
   fs?: WorkspaceFs;
   now?: () => number;
   signal?: AbortSignal;
+  /** `--atomic`: when any action fails (or the run is interrupted), roll back every applied one. */
+  atomic?: boolean;
   /** For display in messages: paths relative to this directory (the user's shell cwd). */
   displayBase?: string;
   planGate?: ResolutionContext["planGate"];
@@ -107,7 +110,12 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   });
   if (issues.length > 0) throw new InputError(issues);
 
-  const workspace = new Workspace({ root: cwd, protect: effectivePolicy.protect, ...(options.fs ? { fs: options.fs } : {}) });
+  const workspace = new Workspace({
+    root: cwd,
+    protect: effectivePolicy.protect,
+    atomic: Boolean(options.atomic && !options.dryRun && !options.check),
+    ...(options.fs ? { fs: options.fs } : {}),
+  });
   const session = new Session({ cwd, ...(options.now ? { now: options.now } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   const logger = options.logger ?? silentLogger;
   const exec = options.exec ?? createExec(cwd);
@@ -176,8 +184,24 @@ async function withTimeout<T>(promise: Promise<T>, ms: number | undefined, what:
   }
 }
 
-/** Runs a prepared recipe: steps in order, resolution points, one report. */
+/**
+ * Runs a prepared recipe: steps in order, resolution points, one report. Holds the workspace lock
+ * (not for a dry-run, which writes nothing) and refuses to start while an unrecovered journal is
+ * there (RunError, exit 3).
+ */
 export async function executeRun(prepared: PreparedRun, options: RunOptions): Promise<RunResult> {
+  const guard = startRun(prepared.workspace.root, {
+    lock: !(options.dryRun || options.check),
+    command: `tollgate ${options.command ?? "run"}`,
+  });
+  try {
+    return await executeLocked(prepared, options);
+  } finally {
+    guard.release();
+  }
+}
+
+async function executeLocked(prepared: PreparedRun, options: RunOptions): Promise<RunResult> {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const { recipe, policy, session, workspace } = prepared;
@@ -196,6 +220,7 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions): Pr
     now,
     ...(options.planGate ? { planGate: options.planGate } : {}),
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   const state: PromptState = { applyAll: false, stopAsking: false };
   const steps: StepRecord[] = [];
@@ -255,6 +280,8 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions): Pr
   }
   // Every pending action is finalized through resolve, so the stack is empty when a run ends.
   outcomes.push(...(await resolvePending(ctx, state, "end/resolve")));
+  if (options.signal?.aborted) interrupted = true;
+  const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, interrupted) : null;
   session.end();
   const report = buildReport({
     recipe,
@@ -267,7 +294,40 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions): Pr
     interrupted,
     git: await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root)),
   });
+  if (atomic) report.run.atomic = atomic;
   return { report, exitCode: report.exitCode };
+}
+
+/**
+ * `--atomic` at the end of a run: if any action failed (or the run was interrupted) every applied
+ * action is rolled back and marked so; otherwise the run journal is committed.
+ */
+async function finishAtomic(
+  workspace: Workspace,
+  outcomes: OutcomeRecord[],
+  interrupted: boolean,
+): Promise<NonNullable<Report["run"]["atomic"]>> {
+  const failed = outcomes.find((o) => o.outcome === "failed" || o.outcome === "stale" || o.outcome === "blocked");
+  let why = failed ? `${failed.id} ${failed.outcome}` : interrupted ? "the run was interrupted" : undefined;
+  if (!why) {
+    try {
+      await workspace.commitRun();
+      return { rolledBack: false, files: [], error: null };
+    } catch (err) {
+      why = `the run journal could not be removed: ${messageOf(err)}`;
+    }
+  }
+  try {
+    const files = await workspace.rollbackRun();
+    for (const o of outcomes) {
+      if (o.outcome !== "applied") continue;
+      o.rolledBack = true;
+      o.error = `Rolled back (--atomic): ${why}`;
+    }
+    return { rolledBack: true, files, error: null };
+  } catch (err) {
+    return { rolledBack: false, files: [], error: messageOf(err) };
+  }
 }
 
 export async function runRecipe(options: RunOptions): Promise<RunResult> {

@@ -127,6 +127,10 @@ export function isTempFileOf(name: string, pid: number): boolean {
   return name.startsWith(".") && name.endsWith(".tmp") && name.includes(`.tollgate-${pid}-`);
 }
 
+function toError(err: unknown): ApplyFailure {
+  return err instanceof Error ? err : new Error(messageOf(err));
+}
+
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -304,20 +308,55 @@ export class Workspace {
    * a plain failure, since part of the action had been written). Nested calls join the outer one.
    */
   async runAction<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#scope) return fn();
-    if (this.#broken) throw new Error(this.#broken);
-    const scope = new Scope();
-    this.#scope = scope;
+    const tx = this.beginAction();
     let result: T;
     try {
       result = await fn();
     } catch (err) {
-      this.#scope = undefined;
-      throw await this.#abort(scope, err);
+      throw (await tx.end(err)).error ?? err;
     }
-    this.#scope = undefined;
-    await this.#commit(scope);
+    const ended = await tx.end();
+    if (ended.error) throw ended.error;
     return result;
+  }
+
+  /**
+   * The same as `runAction` for callers that learn of a failure as a value rather than a throw
+   * (the runner: `session.call("resolve")` never throws). `end(error)` rolls back what the action
+   * wrote when `error` is given, else commits; it returns the error to record (with
+   * `rolledBack: true` when files were restored, or a RollbackError), or none on success.
+   * A commit can fail too (the journal cannot be removed): the action is then rolled back and
+   * that error returned. Nested begins join the outer action.
+   */
+  beginAction(): { end(error?: unknown): Promise<{ error?: ApplyFailure; rolledBack: boolean }> } {
+    if (this.#scope) {
+      return { end: async (error) => (error === undefined ? { rolledBack: false } : { error: toError(error), rolledBack: false }) };
+    }
+    if (this.#broken) {
+      const broken = this.#broken;
+      return { end: async () => ({ error: new Error(broken), rolledBack: false }) };
+    }
+    const scope = new Scope();
+    this.#scope = scope;
+    let ended = false;
+    return {
+      end: async (error) => {
+        if (ended) return { rolledBack: false };
+        ended = true;
+        if (this.#scope === scope) this.#scope = undefined;
+        if (error !== undefined) {
+          const out: ApplyFailure = await this.#abort(scope, error);
+          return { error: out, rolledBack: out.rolledBack === true };
+        }
+        try {
+          await this.#commit(scope);
+          return { rolledBack: false };
+        } catch (err) {
+          const out = toError(err);
+          return { error: out, rolledBack: out.rolledBack === true };
+        }
+      },
+    };
   }
 
   /** Files (real-root-relative) the run has overwritten so far under `--atomic`. */

@@ -25,6 +25,7 @@ export interface RunArgs {
   shard?: string;
   mode?: PolicyDecision;
   color?: boolean;
+  atomic?: boolean;
 }
 
 /** Flags shared by run, plan and apply. */
@@ -45,7 +46,8 @@ export function runFlags<T>(y: Argv<T>) {
     .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
     .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
     .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
-    .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" });
+    .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
+    .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" });
 }
 
 export function parseShard(value: string | undefined): { index: number; count: number } | undefined {
@@ -80,6 +82,7 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[] },
     command,
     ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
     dryRun: Boolean(args["dry-run"]),
+    atomic: Boolean(args.atomic),
     check: Boolean(args.check),
     ...(args.mode ? { mode: args.mode } : {}),
     vars: args.var ?? [],
@@ -116,13 +119,26 @@ export async function executeWithOutputs(options: RunOptions, args: RunArgs): Pr
   const prepared = await prepareRun(options);
   const { interactiveApprover } = await import("../prompt.js");
   const prompt = interactiveApprover(env, c);
-  const result = await executeRun(prepared, {
-    ...options,
-    approvals: { ...options.approvals, ...(prompt ? { prompt } : {}) },
-    onStepStart: reporter.stepStart,
-    onStepEnd: reporter.stepEnd,
-    onOutcome: reporter.outcome,
+  // SIGINT/SIGTERM: finish (or roll back) the action being applied, apply nothing more, write the
+  // report, exit 130. A second signal exits at once (the journal then lets `recover` clean up).
+  const { handleInterrupts } = await import("../../workspace/interrupt.js");
+  const interrupts = handleInterrupts({
+    onInterrupt: (sig) => process.stderr.write(`\ntollgate: ${sig}: stopping after the current action (again to force)\n`),
+    onForce: () => process.stderr.write("tollgate: forced exit; if files were being written, run `tollgate recover`\n"),
   });
+  let result: Awaited<ReturnType<typeof executeRun>>;
+  try {
+    result = await executeRun(prepared, {
+      ...options,
+      signal: options.signal ? AbortSignal.any([options.signal, interrupts.signal]) : interrupts.signal,
+      approvals: { ...options.approvals, ...(prompt ? { prompt } : {}) },
+      onStepStart: reporter.stepStart,
+      onStepEnd: reporter.stepEnd,
+      onOutcome: reporter.outcome,
+    });
+  } finally {
+    interrupts.dispose();
+  }
   reporter.done(result.report);
   await writeOutputs(result.report, { ...args, format });
   return result.exitCode;
