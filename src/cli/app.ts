@@ -18,6 +18,7 @@ export async function main(argv: string[]): Promise<number> {
     import("./commands/schema.js"),
     import("./commands/recover.js"),
   ]);
+  const { testCommand } = await import("./commands/test.js");
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       .command(toolsCommand(setExit))
       .command(schemaCommand(setExit))
       .command(recoverCommand(setExit))
+      .command(testCommand(setExit))
       .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports")
       .strict()
       .recommendCommands()
