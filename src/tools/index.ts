@@ -1,7 +1,12 @@
 import type { Tool } from "../session/types.js";
+import { createAstEditTool } from "./ast-edit.js";
+import { createAstGrepTool } from "./ast-grep.js";
+import { createEditTool } from "./edit.js";
+import { createExecTool } from "./exec.js";
 import type { ToolHost } from "./host.js";
+import { createWriteTool } from "./write.js";
 
 /** The only list of built-in tools (SPEC 3). */
-export function builtinTools(_host: ToolHost): Tool[] {
-  return [];
+export function builtinTools(host: ToolHost): Tool[] {
+  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host)] as unknown as Tool[];
 }

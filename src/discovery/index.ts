@@ -1,0 +1,317 @@
+/**
+ * Candidate files for the built-in tools (SPEC 3): a `path` (file, directory or glob; comma
+ * lists accepted), an optional `glob` filter relative to it, `.gitignore` honoured (git's own
+ * rules inside a git work tree, tinyglobby + ignore otherwise), `.git`, `.tollgate` and
+ * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
+ * applied, output sorted. Paths are workspace-relative POSIX paths.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { lstatSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import picomatch from "picomatch";
+import { ToolError } from "../errors.js";
+import type { FileScope } from "../tools/host.js";
+import { containPath, toPosix } from "../workspace/paths.js";
+
+/** Directory names never entered, whatever the ignore files say. */
+export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];
+
+export interface DiscoverOptions {
+  /** Workspace root (absolute). */
+  root: string;
+  /** File, directory or glob, relative to the root; comma-separated lists allowed. Default ".". */
+  path?: string | undefined;
+  /** Glob filter relative to `path`. */
+  glob?: string | undefined;
+  /** Positional files / shard restriction of the run. */
+  scope?: FileScope | undefined;
+  /** Keep only files this predicate accepts (extension filters); applied before sharding. */
+  accept?: ((rel: string) => boolean) | undefined;
+}
+
+export interface DiscoveredFile {
+  /** Workspace-relative POSIX path. */
+  rel: string;
+  abs: string;
+  size: number;
+}
+
+export interface Discovery {
+  /** The scope as the user named it, relative to the root (`.` for the root). */
+  scopePath: string;
+  /** Workspace-relative directory display paths are relative to (`.` for the root). */
+  baseDir: string;
+  /** True when the scope is exactly one file (displays drop directory headers). */
+  singleFile: boolean;
+  files: DiscoveredFile[];
+  /** How the listing was made. */
+  source: "git" | "walk" | "explicit";
+}
+
+interface ScopeEntry {
+  /** Workspace-relative base (file or directory). */
+  base: string;
+  /** Glob relative to base, if the entry carried one. */
+  glob?: string;
+  kind: "file" | "dir";
+}
+
+const GLOB_CHARS = /[*?[\]{}!]/;
+
+function stripQuotes(p: string): string {
+  const t = p.trim();
+  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) {
+    return t.slice(1, -1);
+  }
+  return t;
+}
+
+/** Splits a glob-bearing path into its literal directory prefix and the glob rest. */
+function splitGlob(p: string): { base: string; glob?: string } {
+  const parts = toPosix(p).split("/");
+  const idx = parts.findIndex((part) => GLOB_CHARS.test(part));
+  if (idx === -1) return { base: p };
+  return { base: parts.slice(0, idx).join("/") || ".", glob: parts.slice(idx).join("/") };
+}
+
+function isSkippedRel(rel: string): boolean {
+  if (rel === "." || rel === "") return false;
+  return rel.split("/").some((seg) => ALWAYS_SKIPPED_DIRS.includes(seg));
+}
+
+/** Stable shard of a relative path: sha1 → uint32 modulo count, 1-based. */
+export function shardOf(rel: string, count: number): number {
+  const digest = createHash("sha1").update(rel).digest();
+  return (digest.readUInt32BE(0) % count) + 1;
+}
+
+function globFilter(glob: string): (rel: string) => boolean {
+  const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
+  return (rel) => matcher(rel);
+}
+
+function resolveScope(root: string, userPath: string | undefined): { entries: ScopeEntry[]; scopePath: string } {
+  const raw = userPath === undefined || userPath.trim() === "" ? "." : userPath;
+  const pieces = splitCommas(raw);
+  const entries: ScopeEntry[] = [];
+  const names: string[] = [];
+  for (const piece of pieces.map(stripQuotes).filter((p) => p.length > 0)) {
+    const { base, glob } = splitGlob(piece);
+    let rel: string;
+    let abs: string;
+    try {
+      ({ rel, abs } = containPath(root, base));
+    } catch (err) {
+      throw new ToolError(err instanceof Error ? err.message : String(err));
+    }
+    names.push(glob ? (rel === "." ? glob : `${rel}/${glob}`) : rel);
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      throw new ToolError(`Path not found: ${glob ? `${rel}/${glob}`.replace(/^\.\//, "") : rel}`);
+    }
+    if (st.isFile()) {
+      if (glob) throw new ToolError(`Path not found: ${rel}/${glob}`);
+      entries.push({ base: rel, kind: "file" });
+    } else if (st.isDirectory()) {
+      entries.push({ base: rel, kind: "dir", ...(glob ? { glob } : {}) });
+    } else {
+      throw new ToolError(`Path not found: ${rel}`);
+    }
+  }
+  if (entries.length === 0) throw new ToolError(`Path not found: ${raw}`);
+  return { entries, scopePath: names.join(",") };
+}
+
+/** Splits a comma list, leaving commas inside `{...}` (brace globs) alone. */
+function splitCommas(raw: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of raw) {
+    if (ch === "{") depth++;
+    else if (ch === "}") depth = Math.max(0, depth - 1);
+    if (ch === "," && depth === 0) {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+function commonDir(dirs: string[]): string {
+  if (dirs.length === 0) return ".";
+  const split = dirs.map((d) => (d === "." ? [] : d.split("/")));
+  const first = split[0]!;
+  let n = first.length;
+  for (const s of split.slice(1)) {
+    let i = 0;
+    while (i < n && i < s.length && s[i] === first[i]) i++;
+    n = i;
+  }
+  return first.slice(0, n).join("/") || ".";
+}
+
+function runGit(root: string, args: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer" }, (err, stdout) => {
+      if (err) resolve(null);
+      else resolve(stdout.toString("utf8"));
+    });
+  });
+}
+
+/** `git ls-files` of the whole root (tracked + untracked-not-ignored), or null outside a work tree. */
+async function gitList(root: string, dirs: string[]): Promise<string[] | null> {
+  const specs = dirs.includes(".") ? ["."] : dirs;
+  const out = await runGit(root, ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs]);
+  if (out === null) return null;
+  return [...new Set(out.split("\0").filter(Boolean))];
+}
+
+/** tinyglobby + ignore: every `.gitignore` between the root and the file applies. */
+async function walkList(root: string, dirs: string[]): Promise<string[]> {
+  const { glob } = await import("tinyglobby");
+  const ignoreMod = await import("ignore");
+  const ignoreFactory = (ignoreMod.default ?? ignoreMod) as unknown as (opts?: object) => {
+    add(p: string): unknown;
+    ignores(p: string): boolean;
+  };
+  const patterns = dirs.includes(".") ? ["**/*"] : dirs.map((d) => `${d.replace(/[*?[\]{}()!]/g, "\\$&")}/**/*`);
+  const all = await glob(patterns, {
+    cwd: root,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    ignore: ALWAYS_SKIPPED_DIRS.map((d) => `**/${d}/**`),
+  });
+  // Ignore files: the root's and any nested one found by the walk (and those of the parents of
+  // a sub-directory scope, so `path: src` still honours the root .gitignore).
+  const ignoreFiles = new Set<string>(all.filter((f) => f === ".gitignore" || f.endsWith("/.gitignore")));
+  for (const d of dirs) {
+    let cur = d;
+    for (;;) {
+      ignoreFiles.add(cur === "." ? ".gitignore" : `${cur}/.gitignore`);
+      if (cur === ".") break;
+      cur = path.posix.dirname(cur);
+    }
+  }
+  const matchers = new Map<string, { ignores(p: string): boolean }>();
+  for (const file of ignoreFiles) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(root, file), "utf8");
+    } catch {
+      continue;
+    }
+    const dir = path.posix.dirname(file);
+    matchers.set(dir === "" ? "." : dir, ignoreFactory().add(text) as { ignores(p: string): boolean });
+  }
+  if (matchers.size === 0) return all;
+  return all.filter((rel) => {
+    // Check each ancestor directory that has an ignore file, against the path relative to it;
+    // a directory ignored as a whole hides everything under it.
+    const segs = rel.split("/");
+    for (let i = 0; i < segs.length; i++) {
+      const dir = i === 0 ? "." : segs.slice(0, i).join("/");
+      const m = matchers.get(dir);
+      if (!m) continue;
+      const sub = segs.slice(i);
+      for (let j = 1; j <= sub.length; j++) {
+        const candidate = sub.slice(0, j).join("/") + (j < sub.length ? "/" : "");
+        if (m.ignores(candidate)) return false;
+      }
+    }
+    return true;
+  });
+}
+
+/**
+ * Lists candidate files. Throws ToolError `Path not found: <scope>` for a missing path and a
+ * containment error for a path outside the root.
+ */
+export async function discoverFiles(options: DiscoverOptions): Promise<Discovery> {
+  const root = path.resolve(options.root);
+  const { entries, scopePath } = resolveScope(root, options.path);
+  const userGlob = options.glob !== undefined && options.glob.trim() !== "" ? globFilter(options.glob.trim()) : undefined;
+
+  // A file path given explicitly is taken as is (explicit beats ignore rules, as in ast-grep).
+  const explicitFiles = entries.filter((e) => e.kind === "file").map((e) => e.base);
+  const dirEntries = entries.filter((e) => e.kind === "dir");
+  const singleFile = entries.length === 1 && entries[0]!.kind === "file";
+  const baseDir = singleFile ? path.posix.dirname(entries[0]!.base) || "." : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
+
+  const inDirEntry = (rel: string): boolean =>
+    dirEntries.some((e) => {
+      const inside = e.base === "." ? true : rel.startsWith(`${e.base}/`);
+      if (!inside) return false;
+      if (!e.glob) return true;
+      const sub = e.base === "." ? rel : rel.slice(e.base.length + 1);
+      return globFilter(e.glob)(sub);
+    });
+  const relToBase = (rel: string, base: string): string => (base === "." ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : rel);
+
+  let listed: string[];
+  let source: Discovery["source"];
+  const scopeFiles = options.scope?.files;
+  if (scopeFiles !== undefined) {
+    source = "explicit";
+    const wanted = new Set<string>();
+    for (const f of scopeFiles) {
+      let rel: string;
+      try {
+        rel = containPath(root, f).rel;
+      } catch {
+        continue; // positional files outside the root are never candidates
+      }
+      wanted.add(rel);
+    }
+    listed = [...wanted].filter((rel) => explicitFiles.includes(rel) || inDirEntry(rel));
+  } else {
+    const dirs = dirEntries.map((e) => e.base);
+    let fromDirs: string[] = [];
+    if (dirs.length > 0) {
+      const git = await gitList(root, dirs);
+      if (git !== null) {
+        source = "git";
+        fromDirs = git;
+      } else {
+        source = "walk";
+        fromDirs = await walkList(root, dirs);
+      }
+    } else {
+      source = "explicit";
+    }
+    listed = [...explicitFiles, ...fromDirs.filter(inDirEntry)];
+  }
+
+  const seen = new Set<string>();
+  const files: DiscoveredFile[] = [];
+  for (const rel of listed) {
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    const explicit = explicitFiles.includes(rel);
+    if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) continue;
+    if (userGlob) {
+      const base = explicit ? path.posix.dirname(rel) : (dirEntries.find((e) => e.base === "." || rel.startsWith(`${e.base}/`))?.base ?? ".");
+      if (!userGlob(relToBase(rel, base))) continue;
+    }
+    if (options.accept && !explicit && !options.accept(rel)) continue;
+    if (options.scope?.shard && shardOf(rel, options.scope.shard.count) !== options.scope.shard.index) continue;
+    const abs = path.join(root, rel);
+    let st;
+    try {
+      st = lstatSync(abs); // deleted-but-tracked files are listed by git: skip them
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue; // symlinks are not followed, directories (submodules) skipped
+    files.push({ rel, abs, size: st.size });
+  }
+  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return { scopePath, baseDir, singleFile, files, source: source! };
+}

@@ -1,0 +1,173 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { ToolError } from "../errors.js";
+import type { AgentToolResult, Tool } from "../session/types.js";
+import { textResult } from "../session/types.js";
+import type { ToolHost } from "./host.js";
+import { matchesTouchErrors } from "./ast/engine.js";
+import { LineIndex } from "./ast/rewrite.js";
+import { allCaptures, cut, displayPath, groupByDir, parseIssuesBlock, runSearch, skippedBlock } from "./ast/search.js";
+
+export const astGrepParameters = Type.Object(
+  {
+    pat: Type.Array(Type.String(), { description: "AST patterns to match" }),
+    lang: Type.Optional(Type.String({ description: "Language override" })),
+    path: Type.Optional(Type.String({ description: "File, directory, or glob pattern to search (default: cwd)" })),
+    glob: Type.Optional(Type.String({ description: "Optional glob filter relative to path" })),
+    sel: Type.Optional(Type.String({ description: "Optional selector for contextual pattern mode" })),
+    limit: Type.Optional(Type.Number({ description: "Max matches (default: 50)" })),
+    offset: Type.Optional(Type.Number({ description: "Matches to skip (default: 0)" })),
+    context: Type.Optional(Type.Number({ description: "Accepted for compatibility; unused" })),
+  },
+  { additionalProperties: false },
+);
+
+export type AstGrepParams = Static<typeof astGrepParameters>;
+
+export interface AstGrepMatch {
+  path: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  text: string;
+  pattern: string;
+  meta: Record<string, string>;
+}
+
+export interface AstGrepDetails {
+  matchCount: number;
+  totalMatches: number;
+  fileCount: number;
+  filesSearched: number;
+  limitReached: boolean;
+  parseErrors?: string[];
+  skipped?: Array<{ path: string; reason: string }>;
+  scopePath: string;
+  files: string[];
+  fileMatches: Array<{ path: string; count: number }>;
+  matches: AstGrepMatch[];
+}
+
+const MAX_MATCH_LINES = 10;
+
+export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters, AstGrepDetails> {
+  return {
+    name: "ast_grep",
+    label: "AST Grep",
+    description: "Structural search with ast-grep patterns (read-only). Lists matches with their metavariables.",
+    parameters: astGrepParameters,
+    async execute(_toolCallId, params, _onUpdate, _ctx, signal): Promise<AgentToolResult<AstGrepDetails>> {
+      const pats = [...new Set((Array.isArray(params.pat) ? params.pat : []).map((p) => (typeof p === "string" ? p.trim() : "")).filter((p) => p.length > 0))];
+      if (pats.length === 0) throw new ToolError("`pat` must include at least one non-empty pattern");
+      const limit = params.limit === undefined ? 50 : Math.floor(params.limit);
+      if (!Number.isFinite(limit) || limit < 1) throw new ToolError("Limit must be a positive number");
+      const offset = params.offset === undefined ? 0 : Math.floor(params.offset);
+      if (!Number.isFinite(offset) || offset < 0) throw new ToolError("Offset must be a non-negative number");
+      if (params.context !== undefined && (!Number.isFinite(params.context) || params.context < 0)) throw new ToolError("Context must be a non-negative number");
+      const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
+      const captures = pats.map((p) => allCaptures(p));
+      const search = await runSearch({
+        toolName: "ast_grep",
+        root: host.workspace.root,
+        pats,
+        captures,
+        lang: params.lang,
+        path: params.path,
+        glob: params.glob,
+        sel,
+        scope: host.scope,
+        maxFileBytes: host.workspace.maxFileBytes,
+        signal,
+      });
+      const { discovery } = search;
+      const parseErrors: string[] = [];
+      const all: Array<AstGrepMatch & { fileText: string; start: number; end: number }> = [];
+      for (const r of search.results) {
+        if (r.status !== "matched") continue;
+        if (matchesTouchErrors(r.matches, r.errors)) {
+          parseErrors.push(`${r.rel}: parse error (syntax tree contains error nodes)`);
+          continue;
+        }
+        const index = new LineIndex(r.text);
+        const sorted = [...r.matches].sort((a, b) => a.start - b.start || b.end - a.end || a.op - b.op);
+        for (const m of sorted) {
+          const a = index.pos(m.start);
+          const b = index.pos(m.end);
+          const meta: Record<string, string> = {};
+          for (const name of Object.keys(m.captures).sort()) {
+            const cap = m.captures[name];
+            meta[name] = cap ? r.text.slice(cap[0], cap[1]) : "";
+          }
+          all.push({ path: r.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, text: r.text.slice(m.start, m.end), pattern: pats[m.op]!, meta, fileText: r.text, start: m.start, end: m.end });
+        }
+      }
+      const shown = all.slice(offset, offset + limit);
+      const limitReached = all.length > offset + limit;
+      const fileMatches: Array<{ path: string; count: number }> = [];
+      for (const m of shown) {
+        const last = fileMatches[fileMatches.length - 1];
+        if (last && last.path === m.path) last.count++;
+        else fileMatches.push({ path: m.path, count: 1 });
+      }
+      const details: AstGrepDetails = {
+        matchCount: shown.length,
+        totalMatches: all.length,
+        fileCount: fileMatches.length,
+        filesSearched: search.filesSearched,
+        limitReached,
+        ...(parseErrors.length > 0 ? { parseErrors } : {}),
+        ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
+        scopePath: discovery.scopePath,
+        files: fileMatches.map((f) => f.path),
+        fileMatches,
+        matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
+      };
+      const trailer = [
+        ...(limitReached ? ["", "Result limit reached; narrow path pattern or increase limit."] : []),
+        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+        ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
+      ];
+      if (shown.length === 0) {
+        const head =
+          parseErrors.length > 0
+            ? "No matches found. Some files could not be searched reliably because of parse errors (listed below)."
+            : all.length > 0
+              ? `No matches found at offset ${offset} (${all.length} in total)`
+              : "No matches found";
+        return textResult([head, ...trailer].join("\n"), details);
+      }
+      const lines: string[] = [];
+      const emit = (ms: typeof shown) => {
+        for (const m of ms) {
+          const textLines = m.text.split(/\r?\n/);
+          textLines.slice(0, MAX_MATCH_LINES).forEach((t, i) => lines.push(`${m.line + i}${i === 0 ? ":" : "-"}${cut(t)}`));
+          if (textLines.length > MAX_MATCH_LINES) lines.push(`${m.line + MAX_MATCH_LINES}-…`);
+          const names = Object.keys(m.meta);
+          if (names.length > 0) lines.push(`  meta: ${names.map((n) => `${n}=${cut(m.meta[n]!, 80)}`).join(", ")}`);
+        }
+      };
+      const items = fileMatches.map((f) => ({ display: displayPath(f.path, discovery), path: f.path }));
+      if (discovery.singleFile) emit(shown);
+      else {
+        for (const group of groupByDir(items)) {
+          if (group.dir === ".") {
+            for (const item of group.items) {
+              if (lines.length > 0) lines.push("");
+              lines.push(`# ${item.display}`);
+              emit(shown.filter((m) => m.path === item.path));
+            }
+          } else {
+            if (lines.length > 0) lines.push("");
+            lines.push(`# ${group.dir}`);
+            for (const item of group.items) {
+              lines.push(`## └─ ${item.display.slice(group.dir.length + 1)}`);
+              emit(shown.filter((m) => m.path === item.path));
+            }
+          }
+        }
+      }
+      lines.push(...trailer);
+      return textResult(lines.join("\n"), details);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Per-file work of ast_grep/ast_edit: read, classify (binary / non-UTF-8 / too large), text
+ * prefilter, parse, match. Runs on the main thread or inside worker threads (worker.ts); its
+ * inputs and outputs are plain data so they cross the thread boundary as is.
+ */
+import { readFileSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
+import type { Napi } from "./langs.js";
+import { ensureLanguages } from "./langs.js";
+import { compilePrefilter, type PrefilterSpec } from "./pattern.js";
+import type { RawMatch } from "./rewrite.js";
+
+export interface EngineOp {
+  pat: string;
+  /** Captures to extract: name → multi. */
+  captures: Record<string, boolean>;
+}
+
+export interface EngineJob {
+  ops: EngineOp[];
+  sel?: string | undefined;
+  /** Prefilter per language id. */
+  prefilter: Record<string, PrefilterSpec>;
+  maxFileBytes: number;
+}
+
+export interface EngineFile {
+  rel: string;
+  abs: string;
+  lang: string;
+}
+
+export type SkipReason = "binary" | "non-utf8" | "too-large" | "unreadable";
+
+export type FileResult =
+  | { rel: string; status: "skipped"; reason: SkipReason; message?: string }
+  | { rel: string; status: "searched" }
+  | {
+      rel: string;
+      status: "matched";
+      text: string;
+      sha256: string;
+      matches: RawMatch[];
+      /** [start, end) of ERROR nodes, only computed for files with matches. */
+      errors: Array<[number, number]>;
+    };
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export function matcherOf(pat: string, sel: string | undefined): string | { rule: { pattern: { context: string; selector: string } } } {
+  return sel ? { rule: { pattern: { context: pat, selector: sel } } } : pat;
+}
+
+type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
+
+function captureRange(node: SgNode, name: string, multi: boolean): [number, number] | null {
+  if (multi) {
+    const nodes = node.getMultipleMatches(name);
+    if (nodes.length === 0) return null;
+    return [nodes[0]!.range().start.index, nodes[nodes.length - 1]!.range().end.index];
+  }
+  const one = node.getMatch(name);
+  if (one) {
+    const r = one.range();
+    return [r.start.index, r.end.index];
+  }
+  // `$A` written in the template for a `$$$A` capture, or vice versa.
+  const many = node.getMultipleMatches(name);
+  if (many.length === 0) return null;
+  return [many[0]!.range().start.index, many[many.length - 1]!.range().end.index];
+}
+
+/** Matches of every op in one text (offsets are UTF-16, i.e. JS string indices). */
+export function matchText(napi: Napi, lang: string, text: string, job: Pick<EngineJob, "ops" | "sel">): { matches: RawMatch[]; errors: Array<[number, number]> } {
+  ensureLanguages(napi, [lang]);
+  const root = napi.parse(lang as never, text).root();
+  const matches: RawMatch[] = [];
+  job.ops.forEach((op, index) => {
+    for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) {
+      const r = node.range();
+      const captures: Record<string, [number, number] | null> = {};
+      for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi);
+      matches.push({ op: index, start: r.start.index, end: r.end.index, captures });
+    }
+  });
+  const errors: Array<[number, number]> = [];
+  if (matches.length > 0) {
+    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
+      const r = e.range();
+      errors.push([r.start.index, r.end.index]);
+    }
+  }
+  return { matches, errors };
+}
+
+/** Whether any match touches an ERROR node (its edits would rest on a misparse). */
+export function matchesTouchErrors(matches: readonly RawMatch[], errors: ReadonlyArray<[number, number]>): boolean {
+  for (const [es, ee] of errors) {
+    for (const m of matches) {
+      if (es === ee ? m.start <= es && es <= m.end : es < m.end && m.start < ee) return true;
+    }
+  }
+  return false;
+}
+
+export class FileProcessor {
+  readonly #filters = new Map<string, ((latin1: string) => boolean) | null>();
+  constructor(
+    readonly napi: Napi,
+    readonly job: EngineJob,
+  ) {}
+
+  #filter(lang: string): ((latin1: string) => boolean) | null {
+    if (!this.#filters.has(lang)) this.#filters.set(lang, compilePrefilter(this.job.prefilter[lang] ?? null));
+    return this.#filters.get(lang)!;
+  }
+
+  process(file: EngineFile): FileResult {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file.abs);
+    } catch (err) {
+      return { rel: file.rel, status: "skipped", reason: "unreadable", message: err instanceof Error ? err.message : String(err) };
+    }
+    if (bytes.byteLength > this.job.maxFileBytes) return { rel: file.rel, status: "skipped", reason: "too-large" };
+    if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
+    if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
+    const filter = this.#filter(file.lang);
+    if (filter && !filter(bytes.toString("latin1"))) return { rel: file.rel, status: "searched" };
+    const text = decoder.decode(bytes);
+    const { matches, errors } = matchText(this.napi, file.lang, text, this.job);
+    if (matches.length === 0) return { rel: file.rel, status: "searched" };
+    return { rel: file.rel, status: "matched", text, sha256: createHash("sha256").update(bytes).digest("hex"), matches, errors };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Languages of the structural tools: napi's built-ins (TypeScript, TSX, JavaScript incl. JSX,
+ * CSS, HTML) and dynamic ones from `@ast-grep/lang-*` (JSON, Python, Go, Rust), registered
+ * once, lazily. `@ast-grep/napi` itself is imported lazily so `tollgate --version` stays fast.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { ToolError } from "../../errors.js";
+
+export type Napi = typeof import("@ast-grep/napi");
+
+export interface LangInfo {
+  /** Canonical id, also the napi language name. */
+  id: string;
+  /** Display name. */
+  name: string;
+  aliases: string[];
+  extensions: string[];
+  /** Package providing a dynamic language (registered through registerDynamicLanguage). */
+  dynamicPackage?: string;
+  /** Family: languages of one family may be mixed in one run (ts + tsx). */
+  family: string;
+  /** Comment syntax, used by the prefilter to allow comments between tokens. */
+  comments: "c" | "hash" | "none";
+  /** Whether `a . b` token runs may be used by the prefilter (no nested comments etc.). */
+  tokenRuns: boolean;
+}
+
+export const LANGS: LangInfo[] = [
+  { id: "TypeScript", name: "TypeScript", aliases: ["ts", "typescript", "mts", "cts"], extensions: [".ts", ".mts", ".cts"], family: "ts", comments: "c", tokenRuns: true },
+  { id: "Tsx", name: "TSX", aliases: ["tsx"], extensions: [".tsx"], family: "ts", comments: "c", tokenRuns: true },
+  { id: "JavaScript", name: "JavaScript", aliases: ["js", "javascript", "jsx", "mjs", "cjs"], extensions: [".js", ".mjs", ".cjs", ".jsx"], family: "js", comments: "c", tokenRuns: true },
+  { id: "Css", name: "CSS", aliases: ["css"], extensions: [".css"], family: "css", comments: "c", tokenRuns: false },
+  { id: "Html", name: "HTML", aliases: ["html", "htm"], extensions: [".html", ".htm"], family: "html", comments: "none", tokenRuns: false },
+  { id: "json", name: "JSON", aliases: ["json"], extensions: [".json"], dynamicPackage: "@ast-grep/lang-json", family: "json", comments: "none", tokenRuns: false },
+  { id: "python", name: "Python", aliases: ["py", "python"], extensions: [".py", ".pyi"], dynamicPackage: "@ast-grep/lang-python", family: "python", comments: "hash", tokenRuns: false },
+  { id: "go", name: "Go", aliases: ["go", "golang"], extensions: [".go"], dynamicPackage: "@ast-grep/lang-go", family: "go", comments: "c", tokenRuns: true },
+  { id: "rust", name: "Rust", aliases: ["rs", "rust"], extensions: [".rs"], dynamicPackage: "@ast-grep/lang-rust", family: "rust", comments: "c", tokenRuns: false },
+];
+
+const BY_ALIAS = new Map<string, LangInfo>();
+for (const lang of LANGS) {
+  for (const alias of [...lang.aliases, lang.id.toLowerCase()]) BY_ALIAS.set(alias, lang);
+}
+const BY_EXT = new Map<string, LangInfo>();
+for (const lang of LANGS) for (const ext of lang.extensions) BY_EXT.set(ext, lang);
+
+export const SUPPORTED_ALIASES = [...new Set(LANGS.flatMap((l) => l.aliases))].sort();
+
+export function langById(id: string): LangInfo {
+  const lang = LANGS.find((l) => l.id === id);
+  if (!lang) throw new Error(`internal: unknown language id ${id}`);
+  return lang;
+}
+
+/** Resolves a user's `lang` (alias, case-insensitive); throws the seed's error otherwise. */
+export function resolveLang(name: string): LangInfo {
+  const lang = BY_ALIAS.get(name.trim().toLowerCase());
+  if (!lang) throw new ToolError(`Unsupported language '${name.trim()}'. Supported: ${SUPPORTED_ALIASES.join(", ")}`);
+  return lang;
+}
+
+export function langOfPath(rel: string): LangInfo | undefined {
+  return BY_EXT.get(path.posix.extname(rel).toLowerCase());
+}
+
+let napiPromise: Promise<Napi> | undefined;
+let napiModule: Napi | undefined;
+const registration = { done: false };
+
+/** Loads @ast-grep/napi once. */
+export async function loadNapi(): Promise<Napi> {
+  napiPromise ??= import("@ast-grep/napi").then((m) => {
+    napiModule = ((m as { default?: Napi }).default ?? m) as Napi;
+    return napiModule;
+  });
+  return napiPromise;
+}
+
+/** The loaded module (after loadNapi), for synchronous use at apply time. */
+export function napiSync(): Napi {
+  if (!napiModule) throw new Error("internal: @ast-grep/napi not loaded");
+  return napiModule;
+}
+
+/** Registrations of the dynamic languages (libraryPath etc.), resolved from the lang packages. */
+export function dynamicRegistration(ids: readonly string[]): Record<string, unknown> {
+  const require = createRequire(import.meta.url);
+  const out: Record<string, unknown> = {};
+  for (const id of ids) {
+    const lang = langById(id);
+    if (!lang.dynamicPackage) continue;
+    let mod: { libraryPath: string; extensions: string[]; languageSymbol?: string; expandoChar?: string; metaVarChar?: string };
+    try {
+      mod = require(lang.dynamicPackage);
+      // Touch the lazy getter now so a missing parser is reported here, clearly.
+      void mod.libraryPath;
+    } catch (err) {
+      throw new ToolError(`Language ${lang.name} is unavailable: cannot load ${lang.dynamicPackage} (${err instanceof Error ? err.message : String(err)})`);
+    }
+    out[id] = {
+      libraryPath: mod.libraryPath,
+      extensions: mod.extensions,
+      ...(mod.languageSymbol ? { languageSymbol: mod.languageSymbol } : {}),
+      ...(mod.expandoChar ? { expandoChar: mod.expandoChar } : {}),
+      ...(mod.metaVarChar ? { metaVarChar: mod.metaVarChar } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * Registers the dynamic languages in this thread, once: on the first use of any of them, all
+ * are registered in one call (napi's registration is meant to be made exactly once).
+ */
+export function ensureLanguages(napi: Napi, ids: readonly string[], state: { done: boolean } = registration): void {
+  if (state.done || !ids.some((id) => langById(id).dynamicPackage)) return;
+  napi.registerDynamicLanguage(dynamicRegistration(LANGS.filter((l) => l.dynamicPackage).map((l) => l.id)) as never);
+  state.done = true;
+}
+
+/** The expando character napi substitutes for `$` in patterns of a language (µ for some). */
+export function expandoChar(id: string): string {
+  const lang = langById(id);
+  if (!lang.dynamicPackage) return "$";
+  try {
+    const require = createRequire(import.meta.url);
+    return (require(lang.dynamicPackage) as { expandoChar?: string }).expandoChar ?? "$";
+  } catch {
+    return "$";
+  }
+}

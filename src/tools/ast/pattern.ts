@@ -1,0 +1,178 @@
+/**
+ * Pattern text helpers: metavariables of a pattern, references in a rewrite template, and the
+ * text prefilter (a file that lacks a pattern's fixed identifiers cannot match it, so it need
+ * not be parsed).
+ */
+import type { LangInfo } from "./langs.js";
+
+export interface MetaVarRef {
+  name: string;
+  multi: boolean;
+  start: number;
+  end: number;
+}
+
+const META_RE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$\$|\$\$?([A-Z_][A-Z0-9_]*)/g;
+
+/** Metavariable references in a pattern or template, in order. Anonymous `$$$` is skipped. */
+export function metaVarRefs(text: string): MetaVarRef[] {
+  const out: MetaVarRef[] = [];
+  for (const m of text.matchAll(META_RE)) {
+    const multiName = m[1];
+    const single = m[2];
+    if (multiName !== undefined) out.push({ name: multiName, multi: true, start: m.index!, end: m.index! + m[0].length });
+    else if (single !== undefined) out.push({ name: single, multi: false, start: m.index!, end: m.index! + m[0].length });
+  }
+  return out;
+}
+
+/** Capturing metavariables a pattern declares: name → multi. `$_` and `$_X` do not capture. */
+export function patternCaptures(pat: string): Map<string, boolean> {
+  const map = new Map<string, boolean>();
+  for (const ref of metaVarRefs(pat)) {
+    if (ref.name.startsWith("_")) continue;
+    map.set(ref.name, (map.get(ref.name) ?? false) || ref.multi);
+  }
+  return map;
+}
+
+/** What a file must contain (as text) to possibly match one pattern. */
+export interface PatternRequirement {
+  /** Plain substrings. */
+  words: string[];
+  /** Regex sources (flags: none) for runs like `Effect.map` with trivia allowed in between. */
+  runs: string[];
+}
+
+/** A prefilter: a file is a candidate when some pattern's requirements all hold; null = no filter. */
+export type PrefilterSpec = PatternRequirement[] | null;
+
+function gapSource(lang: LangInfo): string {
+  // Bytes >= 0x80 stand for any non-ASCII character (the filter runs on a latin1 view of the
+  // UTF-8 bytes), so Unicode whitespace is covered. `?` allows optional chaining (`a?.b`).
+  const base = "[\\s\\x80-\\xff?]";
+  if (lang.comments === "c") return `(?:${base}|\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/)*`;
+  if (lang.comments === "hash") return `(?:${base}|#[^\\n]*|\\\\\\r?\\n)*`;
+  return `${base}*`;
+}
+
+/** Tokens of a pattern outside strings and comments: words, `.`, and breaks. */
+function tokens(pat: string, lang: LangInfo): Array<{ kind: "word"; text: string } | { kind: "dot" } | { kind: "break" }> {
+  const out: Array<{ kind: "word"; text: string } | { kind: "dot" } | { kind: "break" }> = [];
+  let i = 0;
+  const n = pat.length;
+  while (i < n) {
+    const ch = pat[i]!;
+    if (ch === "$") {
+      const m = /^\$\$?\$?[A-Z_][A-Z0-9_]*|^\$\$\$/.exec(pat.slice(i));
+      out.push({ kind: "break" });
+      i += m ? m[0].length : 1;
+      continue;
+    }
+    if (ch === '"' || ch === "'" || ch === "`") {
+      let j = i + 1;
+      while (j < n && pat[j] !== ch) j += pat[j] === "\\" ? 2 : 1;
+      out.push({ kind: "break" });
+      i = j + 1;
+      continue;
+    }
+    if (lang.comments === "c" && ch === "/" && pat[i + 1] === "/") {
+      const j = pat.indexOf("\n", i);
+      i = j === -1 ? n : j;
+      continue;
+    }
+    if (lang.comments === "c" && ch === "/" && pat[i + 1] === "*") {
+      const j = pat.indexOf("*/", i + 2);
+      i = j === -1 ? n : j + 2;
+      continue;
+    }
+    if (lang.comments === "hash" && ch === "#") {
+      const j = pat.indexOf("\n", i);
+      i = j === -1 ? n : j;
+      continue;
+    }
+    if (/[A-Za-z_]/.test(ch)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
+      // An identifier glued to `$` or a non-ASCII character is only partly known: keep the
+      // ASCII part as a word but never as part of a run.
+      const glued = (i > 0 && /[$\u0080-\uffff]/.test(pat[i - 1]!)) || (j < n && /[$\u0080-\uffff]/.test(pat[j]!));
+      if (glued) out.push({ kind: "break" });
+      out.push({ kind: "word", text: pat.slice(i, j) });
+      if (glued) out.push({ kind: "break" });
+      i = j;
+      continue;
+    }
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    if (ch === ".") {
+      out.push({ kind: "dot" });
+      i++;
+      continue;
+    }
+    out.push({ kind: "break" });
+    i++;
+  }
+  return out;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Requirements of one pattern. Identifiers and keywords of a pattern must appear verbatim in
+ * any match (ast-grep compares leaf text), and tokens joined by `.` appear in that order with
+ * only whitespace or comments between them. Returns null when nothing is required.
+ */
+export function patternRequirement(pat: string, lang: LangInfo): PatternRequirement | null {
+  const toks = tokens(pat, lang);
+  const words = new Set<string>();
+  const runs: string[] = [];
+  const gap = gapSource(lang);
+  let run: string[] = [];
+  let lastWasDot = false;
+  const flush = () => {
+    if (run.length >= 2 && lang.tokenRuns) runs.push(run.map(escapeRe).join(`${gap}\\.${gap}`));
+    run = [];
+  };
+  for (const t of toks) {
+    if (t.kind === "word") {
+      if (t.text.length >= 2) words.add(t.text);
+      if (run.length > 0 && !lastWasDot) flush();
+      run.push(t.text);
+      lastWasDot = false;
+    } else if (t.kind === "dot") {
+      if (lastWasDot || run.length === 0) flush();
+      lastWasDot = run.length > 0;
+    } else {
+      flush();
+      lastWasDot = false;
+    }
+  }
+  flush();
+  const plain = [...words];
+  if (plain.length === 0 && runs.length === 0) return null;
+  return { words: plain.sort((a, b) => b.length - a.length), runs };
+}
+
+/** Prefilter for a set of patterns (null = every file is a candidate). */
+export function buildPrefilter(pats: readonly string[], lang: LangInfo, contextual: boolean): PrefilterSpec {
+  if (contextual) return null; // a contextual pattern's text is mostly context, not the match
+  const reqs: PatternRequirement[] = [];
+  for (const pat of pats) {
+    const req = patternRequirement(pat, lang);
+    if (req === null) return null;
+    reqs.push(req);
+  }
+  return reqs;
+}
+
+/** Compiled form of a prefilter, for a latin1 view of file bytes. */
+export function compilePrefilter(spec: PrefilterSpec): ((latin1: string) => boolean) | null {
+  if (spec === null) return null;
+  const compiled = spec.map((r) => ({ words: r.words, runs: r.runs.map((s) => new RegExp(s)) }));
+  return (text) => compiled.some((r) => r.words.every((w) => text.includes(w)) && r.runs.every((re) => re.test(text)));
+}

@@ -1,0 +1,185 @@
+/**
+ * The shared front of ast_grep and ast_edit: language resolution and inference, pattern
+ * validation, file discovery, and the parallel per-file scan.
+ */
+import path from "node:path";
+import { ToolError } from "../../errors.js";
+import { discoverFiles, type Discovery } from "../../discovery/index.js";
+import type { FileScope } from "../host.js";
+import type { EngineFile, EngineJob, FileResult, SkipReason } from "./engine.js";
+import { matcherOf } from "./engine.js";
+import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
+import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
+import { processFiles } from "./pool.js";
+
+export interface SearchInput {
+  toolName: "ast_grep" | "ast_edit";
+  root: string;
+  pats: string[];
+  /** Captures each op needs (name → multi). */
+  captures: Array<Record<string, boolean>>;
+  lang?: string | undefined;
+  path?: string | undefined;
+  glob?: string | undefined;
+  sel?: string | undefined;
+  scope?: FileScope | undefined;
+  maxFileBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+export interface SearchOutcome {
+  napi: Napi;
+  discovery: Discovery;
+  /** Language id per candidate file. */
+  langOf: Map<string, string>;
+  langs: string[];
+  results: FileResult[];
+  skipped: Array<{ path: string; reason: SkipReason; message?: string }>;
+  filesSearched: number;
+}
+
+const SKIP_TEXT: Record<SkipReason, string> = {
+  binary: "binary file",
+  "non-utf8": "not valid UTF-8",
+  "too-large": "too large",
+  unreadable: "unreadable",
+};
+
+export function describeSkip(reason: SkipReason, maxFileBytes: number, message?: string): string {
+  if (reason === "too-large") return `larger than ${maxFileBytes} bytes`;
+  if (reason === "unreadable" && message) return `unreadable (${message})`;
+  return SKIP_TEXT[reason];
+}
+
+/** Checks a pattern compiles for a language; throws a clear ToolError otherwise. */
+export function validatePattern(napi: Napi, lang: string, pat: string, sel: string | undefined): void {
+  const name = langById(lang).name;
+  try {
+    napi.parse(lang as never, "").root().findAll(matcherOf(pat, sel) as never);
+  } catch (err) {
+    const msg = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim();
+    throw new ToolError(`Invalid pattern for ${name}: ${pat}: ${msg}`);
+  }
+  if (sel) return;
+  const expando = expandoChar(lang);
+  const source = expando === "$" ? pat : pat.replace(/\$(?=\$*[A-Z_])/g, expando);
+  const error = napi.parse(lang as never, source).root().find({ rule: { kind: "ERROR" } } as never);
+  if (error) {
+    const r = error.range();
+    throw new ToolError(`Invalid pattern for ${name}: ${pat}: syntax error at ${r.start.line + 1}:${r.start.column + 1} (${JSON.stringify(error.text().slice(0, 40))})`);
+  }
+}
+
+export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
+  const explicitLang: LangInfo | undefined = input.lang !== undefined && input.lang.trim() !== "" ? resolveLang(input.lang) : undefined;
+  const discovery = await discoverFiles({
+    root: input.root,
+    path: input.path,
+    glob: input.glob,
+    scope: input.scope,
+    ...(explicitLang ? { accept: (rel: string) => explicitLang.extensions.includes(path.posix.extname(rel).toLowerCase()) } : {}),
+  });
+
+  const langOf = new Map<string, string>();
+  if (explicitLang) {
+    for (const f of discovery.files) langOf.set(f.rel, explicitLang.id);
+  } else {
+    const unknown: string[] = [];
+    for (const f of discovery.files) {
+      const lang = langOfPath(f.rel);
+      if (lang) langOf.set(f.rel, lang.id);
+      else unknown.push(f.rel);
+    }
+    if (langOf.size === 0) {
+      if (discovery.files.length === 0) throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
+      if (discovery.singleFile || discovery.source === "explicit") {
+        throw new ToolError(`\`lang\` is required for ${input.toolName} when language cannot be inferred from all files: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`);
+      }
+      throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
+    }
+    const families = new Map<string, Set<string>>();
+    for (const id of langOf.values()) {
+      const info = langById(id);
+      const set = families.get(info.family) ?? new Set<string>();
+      set.add(info.name);
+      families.set(info.family, set);
+    }
+    if (families.size > 1) {
+      const names = [...families.values()].flatMap((s) => [...s]).sort();
+      throw new ToolError(`\`lang\` is required for ${input.toolName} when path/glob resolves to multiple languages: ${names.join(", ")}`);
+    }
+  }
+  const langs = [...new Set(langOf.values())].sort();
+
+  const napi = await loadNapi();
+  ensureLanguages(napi, langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []);
+  for (const lang of langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []) {
+    for (const pat of input.pats) validatePattern(napi, lang, pat, input.sel);
+  }
+
+  const prefilter: Record<string, PrefilterSpec> = {};
+  for (const lang of langs) prefilter[lang] = buildPrefilter(input.pats, langById(lang), Boolean(input.sel));
+  const job: EngineJob = {
+    ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {} })),
+    ...(input.sel ? { sel: input.sel } : {}),
+    prefilter,
+    maxFileBytes: input.maxFileBytes,
+  };
+  const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
+  const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
+  const results = await processFiles(files, job, { signal: input.signal, sizes });
+  const skipped: SearchOutcome["skipped"] = [];
+  let filesSearched = 0;
+  for (const r of results) {
+    if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
+    else filesSearched++;
+  }
+  return { napi, discovery, langOf, langs, results, skipped, filesSearched };
+}
+
+/** Capture names of a pattern (name → multi), for ast_grep's meta display. */
+export function allCaptures(pat: string): Record<string, boolean> {
+  return Object.fromEntries(patternCaptures(pat));
+}
+
+/** Display path: relative to the scope's base directory (basename for a single file). */
+export function displayPath(rel: string, discovery: Discovery): string {
+  if (discovery.singleFile) return path.posix.basename(rel);
+  const base = discovery.baseDir;
+  return base === "." ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : rel;
+}
+
+/** Groups display paths by directory, first-seen order (the seed's layout). */
+export function groupByDir<T extends { display: string }>(items: readonly T[]): Array<{ dir: string; items: T[] }> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const dir = path.posix.dirname(item.display);
+    const list = groups.get(dir) ?? [];
+    list.push(item);
+    groups.set(dir, list);
+  }
+  return [...groups.entries()].map(([dir, list]) => ({ dir, items: list }));
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function cut(text: string, max = 120): string {
+  const first = text.split(/\r?\n/, 1)[0] ?? "";
+  return first.length > max ? `${first.slice(0, max)}…` : first;
+}
+
+/** The seed's `Parse issues:` block (deduplicated, at most 20). */
+export function parseIssuesBlock(issues: readonly string[]): string[] {
+  const unique = [...new Set(issues)];
+  if (unique.length === 0) return [];
+  const head = unique.length > 20 ? `Parse issues (20 / ${unique.length}):` : "Parse issues:";
+  return [head, ...unique.slice(0, 20).map((i) => `- ${i}`)];
+}
+
+export function skippedBlock(skipped: SearchOutcome["skipped"], maxFileBytes: number): string[] {
+  if (skipped.length === 0) return [];
+  const head = skipped.length > 20 ? `Skipped files (20 / ${skipped.length}):` : "Skipped files:";
+  return [head, ...skipped.slice(0, 20).map((s) => `- ${s.path}: ${describeSkip(s.reason, maxFileBytes, s.message)}`)];
+}

@@ -1,0 +1,57 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { ToolError } from "../errors.js";
+import type { AgentToolResult, Tool } from "../session/types.js";
+import { textResult } from "../session/types.js";
+import { createFileAction } from "../workspace/action.js";
+import { gitDiff } from "../workspace/diff.js";
+import type { ToolHost } from "./host.js";
+
+export const writeParameters = Type.Object(
+  {
+    path: Type.String({ description: "File to create or overwrite, relative to the workspace root" }),
+    content: Type.String({ description: "Full new content of the file" }),
+  },
+  { additionalProperties: false },
+);
+
+export type WriteParams = Static<typeof writeParameters>;
+
+export interface WriteDetails {
+  path: string;
+  change: "created" | "modified" | "unchanged";
+  bytes: number;
+}
+
+export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, WriteDetails> {
+  return {
+    name: "write",
+    label: "Write",
+    description: "Create or overwrite a file. Stages a pending action; the file is written when it is applied (refused as stale if the file changed meanwhile).",
+    parameters: writeParameters,
+    deferrable: true,
+    async execute(_id, params): Promise<AgentToolResult<WriteDetails>> {
+      if (typeof params.path !== "string" || params.path.trim() === "") throw new ToolError("`path` must be a non-empty string");
+      const { rel } = host.workspace.contain(params.path);
+      if (rel === ".") throw new ToolError(`Not a file path: ${params.path}`);
+      const changes = await host.workspace.stage([{ path: rel, content: params.content }]);
+      const bytes = Buffer.byteLength(params.content);
+      if (changes.length === 0) {
+        return textResult(`No changes: ${rel} already has this content`, { path: rel, change: "unchanged", bytes });
+      }
+      const change = changes[0]!;
+      const kind = change.before === null ? "created" : "modified";
+      const label = `Write: ${kind === "created" ? "create" : "overwrite"} ${rel}`;
+      host.push(
+        createFileAction(host.workspace, {
+          label,
+          sourceToolName: "write",
+          changes,
+          details: { path: rel, change: kind, bytes },
+          appliedText: () => `${kind === "created" ? "Created" : "Wrote"} ${rel}.`,
+        }),
+      );
+      const text = [`${label} (${bytes} bytes)`, "", gitDiff(changes).trimEnd(), "", "Preview only: no file has been modified yet."].join("\n");
+      return textResult(text, { path: rel, change: kind, bytes });
+    },
+  };
+}
