@@ -91,6 +91,17 @@ function globFilter(glob: string): (rel: string) => boolean {
   return (rel) => matcher(rel);
 }
 
+/**
+ * Containment for a scope or working directory: like the workspace's, but the root itself is
+ * allowed (it is where a search starts, not a file to write).
+ */
+export function containScope(root: string, userPath: string): { rel: string; abs: string } {
+  const base = path.resolve(root);
+  if (path.resolve(base, userPath) === base) return { rel: ".", abs: base };
+  const { rel, real } = containPath(base, userPath);
+  return { rel, abs: real };
+}
+
 function resolveScope(root: string, userPath: string | undefined): { entries: ScopeEntry[]; scopePath: string } {
   const raw = userPath === undefined || userPath.trim() === "" ? "." : userPath;
   const pieces = splitCommas(raw);
@@ -101,7 +112,7 @@ function resolveScope(root: string, userPath: string | undefined): { entries: Sc
     let rel: string;
     let abs: string;
     try {
-      ({ rel, abs } = containPath(root, base));
+      ({ rel, abs } = containScope(root, base));
     } catch (err) {
       throw new ToolError(err instanceof Error ? err.message : String(err));
     }
@@ -264,7 +275,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     for (const f of scopeFiles) {
       let rel: string;
       try {
-        rel = containPath(root, f).rel;
+        rel = containScope(root, f).rel;
       } catch {
         continue; // positional files outside the root are never candidates
       }

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
+import { containScope } from "../discovery/index.js";
 import { ToolError } from "../errors.js";
 import type { ExecResult } from "../exec.js";
 import type { AgentToolResult, Tool } from "../session/types.js";
@@ -64,7 +65,7 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
       const args = params.args ?? [];
       const shell = params.shell ?? false;
       if (params.timeout !== undefined && (!Number.isFinite(params.timeout) || params.timeout <= 0)) throw new ToolError("`timeout` must be a positive number of milliseconds");
-      const { abs: cwdAbs, rel: cwdRel } = host.workspace.contain(params.cwd ?? ".");
+      const { abs: cwdAbs, rel: cwdRel } = containScope(host.workspace.root, params.cwd ?? ".");
       const line = commandLine(params.command, args, shell);
       const base: ExecDetails = { command: params.command, args, cwd: cwdRel, shell, staged: params.stage ?? false };
       const run = async (sig?: AbortSignal) =>

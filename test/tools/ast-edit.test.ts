@@ -1,0 +1,288 @@
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { StaleError } from "../../src/errors.js";
+import { gitdir, testdir } from "../helpers/testdir.js";
+import { makeHost } from "./helpers.js";
+
+const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
+const MAP_OP = { pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" };
+
+describe("ast_edit", () => {
+  it("previews, stages one action with the seed's label, and applies with the seed's text", async () => {
+    const dir = await testdir({ "src/a.ts": "const x = Effect.map(a, f)\nconst y = Effect.map(b, g)\n", "src/b.ts": "const z = 1\n" });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "src" });
+    expect(t.actions).toHaveLength(1);
+    const action = t.actions[0]!;
+    expect(action.label).toBe("AST Edit: 2 replacements in 1 file");
+    expect(action.sourceToolName).toBe("ast_edit");
+    expect(action.replacements).toBe(2);
+    expect(text).toBe(
+      [
+        "# a.ts (2 replacements)",
+        "-1:11 Effect.map(a, f)",
+        "+1:11 Effect.andThen(a, f)",
+        "-2:11 Effect.map(b, g)",
+        "+2:11 Effect.andThen(b, g)",
+        "",
+        "Preview only: no file has been modified yet. Resolving this pending action with apply writes these changes.",
+      ].join("\n"),
+    );
+    expect(details).toMatchObject({
+      totalReplacements: 2,
+      filesTouched: 1,
+      filesSearched: 2,
+      applied: false,
+      limitReached: false,
+      parseErrors: [],
+      scopePath: "src",
+      files: ["src/a.ts"],
+      fileReplacements: [{ path: "src/a.ts", count: 2 }],
+    });
+    expect(read(dir, "src/a.ts")).toContain("Effect.map(a, f)"); // nothing written yet
+    const applied = await action.apply("ok");
+    expect(applied.content[0]).toEqual({ type: "text", text: "Applied 2 replacements in 1 file." });
+    expect(read(dir, "src/a.ts")).toBe("const x = Effect.andThen(a, f)\nconst y = Effect.andThen(b, g)\n");
+  });
+
+  it("uses singular forms and groups files by directory", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\n", "lib/b.ts": "x\n\nEffect.map(b, g)\n", "lib/c.ts": "Effect.map(c, h); Effect.map(d, i)\n" });
+    const t = makeHost(dir);
+    const { text } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(t.actions[0]!.label).toBe("AST Edit: 4 replacements in 3 files");
+    expect(text.split("\n").slice(0, 14)).toEqual([
+      "# a.ts (1 replacement)",
+      "-1:1 Effect.map(a, f)",
+      "+1:1 Effect.andThen(a, f)",
+      "",
+      "# lib",
+      "## └─ b.ts (1 replacement)",
+      "-3:1 Effect.map(b, g)",
+      "+3:1 Effect.andThen(b, g)",
+      "## └─ c.ts (2 replacements)",
+      "-1:1 Effect.map(c, h)",
+      "+1:1 Effect.andThen(c, h)",
+      "-1:19 Effect.map(d, i)",
+      "+1:19 Effect.andThen(d, i)",
+      "",
+    ]);
+    const single = makeHost(dir);
+    await single.call("ast_edit", { ops: [MAP_OP], path: "a.ts" });
+    expect(single.actions[0]!.label).toBe("AST Edit: 1 replacement in 1 file");
+    expect((await single.actions[0]!.apply("r")).content[0]).toMatchObject({ text: "Applied 1 replacement in 1 file." });
+  });
+
+  it("substitutes $A and $$$ARGS (separators kept, zero nodes → empty)", async () => {
+    const dir = await testdir({
+      "a.ts": "log(1, two, 'three')\nlog()\nfoo(a)(b)\nconsole.log(x,\n  y)\n",
+    });
+    const t = makeHost(dir);
+    await t.call("ast_edit", {
+      ops: [
+        { pat: "log($$$ARGS)", out: "logger.info($$$ARGS)" },
+        { pat: "console.log($A, $B)", out: "print($B, $A)" },
+      ],
+      lang: "ts",
+    });
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("logger.info(1, two, 'three')\nlogger.info()\nfoo(a)(b)\nprint(y, x)\n");
+  });
+
+  it("rewrites a match nested in another match's capture in the same pass and counts it", async () => {
+    const dir = await testdir({ "a.ts": "const r = Effect.map(a, Effect.map(b, f))\n" });
+    const t = makeHost(dir);
+    const { details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(details.totalReplacements).toBe(2);
+    expect(t.actions[0]!.label).toBe("AST Edit: 2 replacements in 1 file");
+    expect(details.changes.map((c: any) => c.nested)).toEqual([false, true]);
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("const r = Effect.andThen(a, Effect.andThen(b, f))\n");
+  });
+
+  it("reports other overlaps at preview with both ranges and stages nothing", async () => {
+    const dir = await testdir({ "a.ts": "foo(bar(1))\n" });
+    const t = makeHost(dir);
+    await expect(
+      t.call("ast_edit", {
+        ops: [
+          { pat: "foo($A)", out: "baz()" },
+          { pat: "bar($A)", out: "qux($A)" },
+        ],
+        lang: "ts",
+      }),
+    ).rejects.toThrow(/Overlapping replacements detected; refine pattern to avoid ambiguous edits[\s\S]*a\.ts:1:5-1:11 \(bar\(\$A\)\)[\s\S]*a\.ts:1:1-1:12 \(foo\(\$A\)\)/);
+    expect(t.actions).toHaveLength(0);
+    // two patterns matching the same node
+    await expect(
+      t.call("ast_edit", {
+        ops: [
+          { pat: "foo($A)", out: "x($A)" },
+          { pat: "foo(bar($B))", out: "y($B)" },
+        ],
+        lang: "ts",
+      }),
+    ).rejects.toThrow(/a\.ts:1:1-1:12/);
+    expect(t.actions).toHaveLength(0);
+  });
+
+  it("zero matches: `No replacements made`, nothing pushed", async () => {
+    const dir = await testdir({ "a.ts": "const x = 1\n" });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(text).toBe("No replacements made");
+    expect(details.totalReplacements).toBe(0);
+    expect(t.actions).toHaveLength(0);
+  });
+
+  it("validation errors use the seed's texts", async () => {
+    const dir = await testdir({ "a.ts": "x\n", "b.py": "x\n" });
+    const t = makeHost(dir);
+    await expect(t.call("ast_edit", { ops: [], lang: "ts" })).rejects.toThrow("`ops` must include at least one op entry");
+    await expect(t.call("ast_edit", { ops: [{ pat: "", out: "x" }], lang: "ts" })).rejects.toThrow("`ops[0].pat` must be a non-empty pattern");
+    await expect(t.call("ast_edit", { ops: [MAP_OP, { ...MAP_OP }], lang: "ts" })).rejects.toThrow("Duplicate rewrite pattern: Effect.map($A, $B)");
+    await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 0 })).rejects.toThrow("limit must be a positive number");
+    await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "nope" })).rejects.toThrow("Path not found: nope");
+    await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "cobol" })).rejects.toThrow(/^Unsupported language 'cobol'\. Supported: .*\bts\b/);
+    await expect(t.call("ast_edit", { ops: [MAP_OP] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages: Python, TypeScript");
+    await expect(t.call("ast_edit", { ops: [MAP_OP], path: "a.ts", glob: "*.md" })).rejects.toThrow("`lang` is required for ast_edit when no files match path/glob");
+    await expect(t.call("ast_edit", { ops: [{ pat: "Effect.map($A,", out: "x" }], lang: "ts" })).rejects.toThrow(/Invalid pattern for TypeScript: Effect\.map\(\$A,/);
+    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($B)" }], lang: "ts" })).rejects.toThrow("`ops[0].out` uses $B, which `ops[0].pat` does not capture");
+    await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "../outside" })).rejects.toThrow(/outside the workspace/);
+  });
+
+  it("limit caps the total and says so", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\nEffect.map(b, g)\n", "b.ts": "Effect.map(c, h)\n" });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 2 });
+    expect(details.totalReplacements).toBe(2);
+    expect(details.limitReached).toBe(true);
+    expect(text).toContain("\n\nLimit reached; narrow path or increase limit.");
+  });
+
+  it("stale: a file changed so the edits differ is refused, nothing written", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\n", "b.ts": "Effect.map(b, g)\n" });
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    writeFileSync(path.join(dir, "a.ts"), "Effect.map(other, f)\n");
+    await expect(t.actions[0]!.apply("r")).rejects.toBeInstanceOf(StaleError);
+    await expect(t.actions[0]!.apply("r")).rejects.toThrow(/a\.ts/);
+    expect(read(dir, "b.ts")).toBe("Effect.map(b, g)\n");
+  });
+
+  it("rebase: an unrelated change to the file still applies", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\n" });
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    writeFileSync(path.join(dir, "a.ts"), "// header\nEffect.map(a, f)\n");
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("// header\nEffect.andThen(a, f)\n");
+  });
+
+  it("two independent steps on the same file both apply when resolved LIFO", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\nconsole.log(x)\n" });
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    await t.call("ast_edit", { ops: [{ pat: "console.log($A)", out: "logger.info($A)" }], lang: "ts" });
+    expect(t.actions).toHaveLength(2);
+    await t.actions[1]!.apply("r"); // newest first
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("Effect.andThen(a, f)\nlogger.info(x)\n");
+  });
+
+  it("keeps CRLF, BOM and file mode; multi-line templates use the file's line endings and indentation", async () => {
+    const dir = await testdir({});
+    const file = path.join(dir, "a.ts");
+    writeFileSync(file, "\uFEFFfunction f() {\r\n  if (ok) Effect.map(a, f)\r\n}\r\n");
+    chmodSync(file, 0o755);
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [{ pat: "Effect.map($A, $B)", out: "pipe(\n  $A,\n  map($B)\n)" }], lang: "ts" });
+    await t.actions[0]!.apply("r");
+    expect(readFileSync(file, "utf8")).toBe("\uFEFFfunction f() {\r\n  if (ok) pipe(\r\n    a,\r\n    map(f)\r\n  )\r\n}\r\n");
+    expect(statSync(file).mode & 0o777).toBe(0o755);
+  });
+
+  it("re-indents a multi-line capture moved to another indentation", async () => {
+    const dir = await testdir({ "a.ts": "wrap(() => {\n  one()\n  two()\n})\n" });
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [{ pat: "wrap($F)", out: "outer(\n  inner(\n    $F\n  )\n)" }], lang: "ts" });
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("outer(\n  inner(\n    () => {\n      one()\n      two()\n    }\n  )\n)\n");
+  });
+
+  it("handles non-ASCII text before a match (UTF-16 offsets)", async () => {
+    const dir = await testdir({ "a.ts": "const é = '😀😀'; Effect.map(a, f)\n" });
+    const t = makeHost(dir);
+    await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("const é = '😀😀'; Effect.andThen(a, f)\n");
+  });
+
+  it("skips files whose syntax errors touch a match and lists them under Parse issues", async () => {
+    const dir = await testdir({ "bad.ts": "Effect.map(a, f) ) ) const = ;\n", "good.ts": "Effect.map(b, g)\n" });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    if (details.parseErrors.length > 0) {
+      expect(text).toContain("\n\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)");
+      expect(details.files).toEqual(["good.ts"]);
+    }
+    expect(details.files).toContain("good.ts");
+  });
+
+  it("skips binary, non-UTF-8 and oversize files and lists them", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\n" });
+    writeFileSync(path.join(dir, "bin.ts"), Buffer.from([0x45, 0x00, 0x01, 0x02]));
+    writeFileSync(path.join(dir, "latin.ts"), Buffer.from([0x45, 0xe9, 0x0a]));
+    writeFileSync(path.join(dir, "big.ts"), `// ${"x".repeat(3000)}\nEffect.map(z, y)\n`);
+    const t = makeHost(dir, {}, { maxFileBytes: 2000 });
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(details.files).toEqual(["a.ts"]);
+    expect(details.skipped).toEqual([
+      { path: "big.ts", reason: "too-large" },
+      { path: "bin.ts", reason: "binary" },
+      { path: "latin.ts", reason: "non-utf8" },
+    ]);
+    expect(text).toContain("Skipped files:\n- big.ts: larger than 2000 bytes\n- bin.ts: binary file\n- latin.ts: not valid UTF-8");
+  });
+
+  it("honours .gitignore in a git repo and outside one; skips node_modules", async () => {
+    const files = {
+      ".gitignore": "ignored/\n*.gen.ts\n",
+      "src/a.ts": "Effect.map(a, f)\n",
+      "src/x.gen.ts": "Effect.map(a, f)\n",
+      "ignored/b.ts": "Effect.map(a, f)\n",
+      "node_modules/m/c.ts": "Effect.map(a, f)\n",
+      "sub/.gitignore": "local.ts\n",
+      "sub/local.ts": "Effect.map(a, f)\n",
+      "sub/kept.ts": "Effect.map(a, f)\n",
+    };
+    for (const dir of [await gitdir(files), await testdir(files)]) {
+      const t = makeHost(dir);
+      const { details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+      expect(details.files).toEqual(["src/a.ts", "sub/kept.ts"]);
+    }
+  });
+
+  it("restricts to positional files and shards deterministically", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`f${i}.ts`] = "Effect.map(a, f)\n";
+    const dir = await testdir(files);
+    const only = makeHost(dir, { files: ["f1.ts", "f3.ts", "missing.ts"] });
+    expect((await only.call("ast_edit", { ops: [MAP_OP], lang: "ts" })).details.files).toEqual(["f1.ts", "f3.ts"]);
+    const seen: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const s = makeHost(dir, { shard: { index: i, count: 3 } });
+      const { details } = await s.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+      seen.push(...details.files);
+    }
+    expect(seen.sort()).toEqual(Object.keys(files).sort());
+  });
+
+  it("accepts globs in path and the glob filter, and comma lists", async () => {
+    const dir = await testdir({ "src/a.ts": "Effect.map(a, f)\n", "src/deep/b.ts": "Effect.map(a, f)\n", "test/c.ts": "Effect.map(a, f)\n" });
+    const t = makeHost(dir);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/**/*.ts" })).details.files).toEqual(["src/a.ts", "src/deep/b.ts"]);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src", glob: "deep/*.ts" })).details.files).toEqual(["src/deep/b.ts"]);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/a.ts,test" })).details.files).toEqual(["src/a.ts", "test/c.ts"]);
+  });
+});

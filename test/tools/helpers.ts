@@ -1,0 +1,37 @@
+import { silentLogger } from "../../src/logger.js";
+import { createExec } from "../../src/exec.js";
+import type { AgentToolResult, PendingAction, Tool, ToolExecContext } from "../../src/session/types.js";
+import { joinText } from "../../src/session/types.js";
+import type { FileScope, ToolHost } from "../../src/tools/host.js";
+import { builtinTools } from "../../src/tools/index.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+
+export interface TestHost {
+  host: ToolHost;
+  actions: PendingAction[];
+  tool(name: string): Tool;
+  /** Calls a tool; returns its text and details. Throws what the tool throws. */
+  call(name: string, params: unknown): Promise<{ text: string; details: any; result: AgentToolResult }>;
+}
+
+export function makeHost(root: string, scope: FileScope = {}, options: { maxFileBytes?: number } = {}): TestHost {
+  const actions: PendingAction[] = [];
+  const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) } as never);
+  const host: ToolHost = { cwd: root, workspace, push: (a) => actions.push(a), exec: createExec(root), scope, logger: silentLogger };
+  const tools = builtinTools(host);
+  const ctx: ToolExecContext = { cwd: root, stepId: "s", isIdle: () => true, hasQueuedMessages: () => false, abort: () => {} };
+  const tool = (name: string) => {
+    const t = tools.find((x) => x.name === name);
+    if (!t) throw new Error(`no tool ${name}`);
+    return t;
+  };
+  return {
+    host,
+    actions,
+    tool,
+    async call(name, params) {
+      const result = await tool(name).execute("call-1", params as never, undefined, ctx);
+      return { text: joinText(result), details: result.details as any, result };
+    },
+  };
+}
