@@ -23,3 +23,17 @@ export function safeText(text: string): string {
   // Keep \t and \n; replace other C0 controls, DEL and C1 controls (ESC included).
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
+
+/** A unified diff for a terminal: sanitised, coloured by line kind, optionally capped in lines. */
+export function colorDiff(diff: string, c: Colors, maxLines = Infinity): string {
+  const lines = safeText(diff).replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, maxLines).map((line) => {
+    if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff --git")) return c.bold(line);
+    if (line.startsWith("@@")) return c.cyan(line);
+    if (line.startsWith("+")) return c.green(line);
+    if (line.startsWith("-")) return c.red(line);
+    return line;
+  });
+  if (lines.length > maxLines) shown.push(c.dim(`… ${lines.length - maxLines} more lines (see --patch or --report)`));
+  return `${shown.join("\n")}\n`;
+}

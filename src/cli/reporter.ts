@@ -1,33 +1,78 @@
+import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { renderResolveLine } from "../session/resolve.js";
-import { safeText, type Colors } from "./output.js";
+import { colorDiff, safeText, type Colors } from "./output.js";
 
-/** Human progress on stderr: one line per step and per resolve outcome, then a summary line. */
-export function createReporter(opts: { colors: Colors; stream: NodeJS.WritableStream }) {
-  const { colors: c, stream } = opts;
+export interface ReporterOptions {
+  colors: Colors;
+  stream: NodeJS.WritableStream;
+  /** Live progress (a redrawn status line) instead of plain lines: stderr is an interactive terminal. */
+  live: boolean;
+  /** Print the diffs of unapplied previews (text format), like `terraform plan`. */
+  showDiffs: boolean;
+  /** Cap on diff lines printed per action. */
+  maxDiffLines?: number;
+}
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/**
+ * Human output on stderr: one line per step and per resolve outcome, the diffs of what was left
+ * unapplied, then one summary line. On a terminal a running step shows a spinner with the
+ * tool's latest progress text (files scanned, edits found), redrawn in place.
+ */
+export function createReporter(opts: ReporterOptions) {
+  const { colors: c, stream, live } = opts;
   const write = (line: string) => stream.write(`${line}\n`);
   const firstLine = (text: string) => safeText(text.split("\n")[0] ?? "").slice(0, 200);
+  let status: { text: string; frame: number; timer: NodeJS.Timeout } | undefined;
+  const draw = () => {
+    if (!status) return;
+    const cols = (stream as NodeJS.WriteStream).columns ?? 100;
+    stream.write(`\r\x1b[K${c.cyan(FRAMES[status.frame++ % FRAMES.length]!)} ${status.text}`.slice(0, cols + 20));
+  };
+  const clear = () => {
+    if (!status) return;
+    clearInterval(status.timer);
+    status = undefined;
+    stream.write("\r\x1b[K");
+  };
   return {
-    stepStart: (_step: { id: string; tool: string; index: number; total: number }) => {},
+    stepStart: (step: { id: string; tool: string; index: number; total: number }) => {
+      const text = `[${step.index + 1}/${step.total}] ${safeText(step.id)} (${step.tool})`;
+      if (!live) return; // one line per step, written when it ends
+      clear();
+      const timer = setInterval(draw, 80);
+      timer.unref();
+      status = { text, frame: 0, timer };
+      draw();
+    },
+    progress: (info: { stepId: string; text: string }) => {
+      if (!status) return;
+      status.text = `${status.text.replace(/: .*$/, "")}: ${firstLine(info.text)}`;
+    },
     stepEnd: (step: StepRecord, index: number, total: number) => {
+      clear();
       const mark = step.status === "ok" ? c.green("✓") : c.red("✗");
-      write(`${mark} [${index + 1}/${total}] ${step.id} (${step.tool}): ${firstLine(step.resultText)}`);
+      write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${firstLine(step.resultText)}`);
     },
     outcome: (o: OutcomeRecord) => {
+      clear();
       const isError = ["failed", "stale", "blocked"].includes(o.outcome);
       const line = renderResolveLine(o.action, o.label, isError);
       const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
       write(`  ${colour(safeText(line))} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
       write(`    ${c.dim(firstLine(o.error ?? o.reason))}`);
+      if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff) {
+        stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
+      }
     },
     done: (report: Report) => {
-      const s = report.summary;
-      const parts = Object.entries(s.outcomes)
-        .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${n} ${k}`);
-      const actions = `${s.actions} action${s.actions === 1 ? "" : "s"}${parts.length ? `: ${parts.join(", ")}` : ""}`;
-      const errors = s.stepErrors > 0 ? `, ${s.stepErrors} step error${s.stepErrors === 1 ? "" : "s"}` : "";
-      write(`tollgate: ${s.steps} step${s.steps === 1 ? "" : "s"}${errors}, ${actions} (exit ${report.exitCode})`);
+      clear();
+      const colour = report.exitCode === 0 ? c.green : report.exitCode === 1 ? c.yellow : c.red;
+      write(`tollgate: ${summaryLine(report)} ${colour(`(exit ${report.exitCode})`)}${report.run.interrupted ? c.red(" interrupted") : ""}`);
     },
+    /** Stops the spinner (before a prompt or an error message). */
+    pause: clear,
   };
 }

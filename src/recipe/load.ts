@@ -137,7 +137,10 @@ export function checkSteps(
   return { steps, issues };
 }
 
-/** `--var k=v` overrides; values stay strings unless the recipe's default is a number/boolean. */
+/**
+ * `--var k=v` overrides; values stay strings unless the recipe's default is a number/boolean.
+ * Only declared vars can be set (a typo must not pass silently, like Terraform's undeclared variable).
+ */
 export function applyVarOverrides(vars: Record<string, VarValue>, overrides: readonly string[]): Record<string, VarValue> {
   const out = { ...vars };
   const issues: Issue[] = [];
@@ -149,6 +152,11 @@ export function applyVarOverrides(vars: Record<string, VarValue>, overrides: rea
     }
     const name = item.slice(0, eq);
     const text = item.slice(eq + 1);
+    if (!Object.hasOwn(vars, name)) {
+      const defined = Object.keys(vars).sort().join(", ") || "(none)";
+      issues.push({ message: `--var ${name}: the recipe defines no variable "${name}"; defined vars: ${defined}` });
+      continue;
+    }
     const current = out[name];
     if (typeof current === "number" && text.trim() !== "" && Number.isFinite(Number(text))) out[name] = Number(text);
     else if (typeof current === "boolean" && (text === "true" || text === "false")) out[name] = text === "true";

@@ -33,6 +33,8 @@ export interface ResolutionContext {
   planGate?: (action: PendingAction) => { outcome: "stale" | "discard"; reason: string } | { approved: Approval } | undefined;
   /** Called with every outcome as it is recorded. */
   onOutcome?: (record: OutcomeRecord) => void;
+  /** Every resolved action with its record, in resolution order (the runner builds `--patch` from it). */
+  resolved?: Array<{ action: PendingAction; record: OutcomeRecord }>;
   /** Aborted on SIGINT/SIGTERM: nothing more is applied; the rest is discarded as interrupted. */
   signal?: AbortSignal;
 }
@@ -153,6 +155,7 @@ async function verdictFor(
       if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
       if (ctx.approvals.prompt && !state.stopAsking) {
         const answer = await ctx.approvals.prompt(action, { diff: fileStats(action).diff, remaining });
+        if (ctx.signal?.aborted) return leave("discarded", "interrupted");
         if (answer === "a") state.applyAll = true;
         if (answer === "q") state.stopAsking = true;
         if (answer === "y" || answer === "a") return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
@@ -222,6 +225,7 @@ export async function resolvePending(
       durationMs: ctx.now() - started,
     };
     records.push(record);
+    ctx.resolved?.push({ action, record });
     ctx.onOutcome?.(record);
     if (requested) break;
   }

@@ -11,8 +11,9 @@ import { applyVarOverrides, checkSteps, readRecipe, type Recipe } from "../recip
 import { locate } from "../recipe/yaml.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { buildReport } from "../report/build.js";
+import { attachPreviews } from "../report/patch.js";
 import { Session, type ToolCallRecord } from "../session/session.js";
-import type { Tool } from "../session/types.js";
+import type { PendingAction, Tool } from "../session/types.js";
 import { joinText } from "../session/types.js";
 import type { FileScope, ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
@@ -49,6 +50,8 @@ export interface RunOptions {
   onStepStart?: (step: { id: string; tool: string; index: number; total: number }) => void;
   onStepEnd?: (step: StepRecord, index: number, total: number) => void;
   onOutcome?: (record: OutcomeRecord) => void;
+  /** A running tool's progress text (from its onUpdate calls), for a live display. */
+  onProgress?: (info: { stepId: string; tool: string; text: string }) => void;
 }
 
 export interface RunResult {
@@ -221,7 +224,17 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     ...(options.planGate ? { planGate: options.planGate } : {}),
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    resolved: [],
   };
+  const pushOrder = new Map<PendingAction, number>();
+  const unsubscribe = session.on((e) => {
+    if (e.type === "action_pushed") pushOrder.set(e.action, pushOrder.size);
+    if (e.type === "update" && options.onProgress) {
+      const text = joinText(e.partial);
+      const tool = recipe.steps.find((s) => s.id === e.stepId)?.tool ?? "";
+      if (text) options.onProgress({ stepId: e.stepId, tool, text });
+    }
+  });
   const state: PromptState = { applyAll: false, stopAsking: false };
   const steps: StepRecord[] = [];
   const outcomes: OutcomeRecord[] = [];
@@ -278,10 +291,12 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     options.onStepEnd?.(rec, step.index, total);
     if (recipe.resolve === "step") outcomes.push(...(await resolvePending(ctx, state, `${step.id}/resolve`)));
   }
-  // Every pending action is finalized through resolve, so the stack is empty when a run ends.
+  // Every pending action is finalized through resolve, so the stack is empty when a run ends
+  // (after an interrupt too: the rest are discarded with reason "interrupted").
   outcomes.push(...(await resolvePending(ctx, state, "end/resolve")));
   if (options.signal?.aborted) interrupted = true;
   const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, interrupted) : null;
+  unsubscribe();
   session.end();
   const report = buildReport({
     recipe,
@@ -295,6 +310,13 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     git: await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root)),
   });
   if (atomic) report.run.atomic = atomic;
+  attachPreviews(
+    report,
+    (ctx.resolved ?? [])
+      .filter(({ action, record }) => action.changes && (record.outcome === "dry-run" || record.outcome === "pending-approval"))
+      .sort((a, b) => (pushOrder.get(a.action) ?? 0) - (pushOrder.get(b.action) ?? 0))
+      .map(({ action, record }) => ({ id: record.id, changes: action.changes! })),
+  );
   return { report, exitCode: report.exitCode };
 }
 

@@ -24,6 +24,8 @@ export interface ToolCallRecord {
 export type SessionEvent =
   | { type: "call_start"; toolCallId: string; stepId: string; tool: string; params: unknown }
   | { type: "action_pushed"; action: PendingAction }
+  /** A tool's progress report (its `onUpdate` calls), for live progress displays. */
+  | { type: "update"; toolCallId: string; stepId: string; partial: AgentToolResult }
   | { type: "call_end"; record: ToolCallRecord };
 
 export interface SessionOptions {
@@ -161,7 +163,8 @@ export class Session {
       hasQueuedMessages: () => false,
       abort: () => {},
     };
-    return tool.execute(toolCallId, params as never, undefined, ctx, this.signal);
+    const onUpdate = (partial: AgentToolResult) => this.#emit({ type: "update", toolCallId, stepId, partial });
+    return tool.execute(toolCallId, params as never, onUpdate, ctx, this.signal);
   }
 
   #emit(event: SessionEvent): void {

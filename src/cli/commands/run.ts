@@ -47,7 +47,9 @@ export function runFlags<T>(y: Argv<T>) {
     .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
     .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
     .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
-    .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" });
+    .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" })
+    .conflicts("approve-all", ["dry-run", "check"])
+    .conflicts("mode", ["dry-run", "check"]);
 }
 
 export function parseShard(value: string | undefined): { index: number; count: number } | undefined {
@@ -109,37 +111,53 @@ export function runCommand(setExit: (code: number) => void): CommandModule<objec
   };
 }
 
-/** Runs with the CLI's progress, prompt, report/patch/summary files and stdout format. */
+/**
+ * Runs with the CLI's progress, prompt, report/patch/summary files and stdout format.
+ * SIGINT/SIGTERM (or Ctrl-C at the prompt, which raw mode turns into a key): finish (or roll
+ * back) the action being applied, apply nothing more, write the report, exit 130. A second
+ * signal exits at once (the journal then lets `recover` clean up).
+ */
 export async function executeWithOutputs(options: RunOptions, args: RunArgs): Promise<number> {
   const env = process.env;
   const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
   const c = colors(colorEnabled(process.stderr, args.color, env));
-  const reporter = createReporter({ colors: c, stream: process.stderr });
+  const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
+  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text" });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   const prepared = await prepareRun(options);
-  const { interactiveApprover } = await import("../prompt.js");
-  const prompt = interactiveApprover(env, c);
-  // SIGINT/SIGTERM: finish (or roll back) the action being applied, apply nothing more, write the
-  // report, exit 130. A second signal exits at once (the journal then lets `recover` clean up).
   const { handleInterrupts } = await import("../../workspace/interrupt.js");
   const interrupts = handleInterrupts({
-    onInterrupt: (sig) => process.stderr.write(`\ntollgate: ${sig}: stopping after the current action (again to force)\n`),
+    onInterrupt: (sig) => {
+      reporter.pause();
+      process.stderr.write(`\ntollgate: ${sig}: stopping after the current action (again to force)\n`);
+    },
     onForce: () => process.stderr.write("tollgate: forced exit; if files were being written, run `tollgate recover`\n"),
   });
-  let result: Awaited<ReturnType<typeof executeRun>>;
+  const atPrompt = new AbortController();
+  const signals = [interrupts.signal, atPrompt.signal, ...(options.signal ? [options.signal] : [])];
   try {
-    result = await executeRun(prepared, {
+    const { interactiveApprover } = await import("../prompt.js");
+    const prompt = interactiveApprover(env, c, {
+      onInterrupt: () => {
+        process.stderr.write("\ntollgate: interrupted at the prompt; applying nothing more\n");
+        atPrompt.abort();
+      },
+      beforePrompt: reporter.pause,
+    });
+    const result = await executeRun(prepared, {
       ...options,
-      signal: options.signal ? AbortSignal.any([options.signal, interrupts.signal]) : interrupts.signal,
+      signal: AbortSignal.any(signals),
       approvals: { ...options.approvals, ...(prompt ? { prompt } : {}) },
       onStepStart: reporter.stepStart,
       onStepEnd: reporter.stepEnd,
       onOutcome: reporter.outcome,
+      onProgress: reporter.progress,
     });
+    reporter.done(result.report);
+    await writeOutputs(result.report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
+    return result.exitCode;
   } finally {
+    reporter.pause();
     interrupts.dispose();
   }
-  reporter.done(result.report);
-  await writeOutputs(result.report, { ...args, format });
-  return result.exitCode;
 }

@@ -11,8 +11,8 @@ export function schemaCommand(setExit: (code: number) => void): CommandModule<ob
     describe: "Print the JSON Schema for recipe, policy or report",
     builder: (y) => y.positional("which", { choices: ["recipe", "policy", "report"] as const, demandOption: true }) as never,
     handler: async (args) => {
-      const { jsonSchema } = await import("../../schema/emit.js");
-      process.stdout.write(`${JSON.stringify(jsonSchema(args.which), null, 2)}\n`);
+      const { schemaText } = await import("../../schema/emit.js");
+      process.stdout.write(schemaText(args.which));
       setExit(0);
     },
   };
