@@ -1,0 +1,82 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { RunError } from "../../src/errors.js";
+import { acquireLock, readLockInfo } from "../../src/workspace/lock.js";
+import { cleanupTempDirs, collect, spawnScript, tempDir, waitFor } from "../workspace/helpers.js";
+
+afterAll(cleanupTempDirs);
+
+function holder(root: string) {
+  return spawnScript(
+    `const { acquireLock } = await load("src/workspace/lock.ts");
+     acquireLock(${JSON.stringify(root)}, { command: "tollgate run holder.yaml" });
+     console.log("locked");
+     setTimeout(() => {}, 60000);`,
+  );
+}
+
+describe("one run per workspace (two processes)", () => {
+  it("a second run fails at once naming the holder; after the holder is killed the stale lock is taken over", async () => {
+    const root = tempDir();
+    const child = holder(root);
+    const done = collect(child);
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    await waitFor(() => out.includes("locked"), 20_000, "child to lock");
+    const started = Date.now();
+    let err: unknown;
+    try {
+      acquireLock(root);
+    } catch (e) {
+      err = e;
+    }
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(err).toBeInstanceOf(RunError);
+    expect((err as RunError).exitCode).toBe(3);
+    expect((err as Error).message).toContain(`pid ${child.pid}`);
+    expect((err as Error).message).toContain("tollgate run holder.yaml");
+    expect((err as Error).message).toMatch(/locked by another tollgate run/);
+    child.kill("SIGKILL");
+    await done;
+    expect(readLockInfo(root)?.pid).toBe(child.pid); // left behind by the killed process
+    const lock = acquireLock(root);
+    expect(readLockInfo(root)?.pid).toBe(process.pid);
+    lock.release();
+    expect(existsSync(path.join(root, ".tollgate/lock"))).toBe(false);
+    expect(readFileSync(path.join(root, ".tollgate/.gitignore"), "utf8")).toContain("*");
+  });
+
+  it("several processes racing for one stale lock: exactly one wins", async () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, ".tollgate"));
+    writeFileSync(path.join(root, ".tollgate/lock"), JSON.stringify({ pid: 2 ** 22 + 7, hostname: (await import("node:os")).hostname(), startedAt: "then" }));
+    const racers = Array.from({ length: 6 }, () =>
+      collect(
+        spawnScript(
+          `const { acquireLock } = await load("src/workspace/lock.ts");
+           await new Promise((r) => setTimeout(r, 1500 - (Date.now() % 1000)));
+           try { acquireLock(${JSON.stringify(root)}); console.log("WON"); await new Promise((r) => setTimeout(r, 1500)); }
+           catch (e) { console.log("LOST " + e.message); }`,
+        ),
+      ),
+    );
+    const results = await Promise.all(racers);
+    const won = results.filter((r) => r.stdout.includes("WON")).length;
+    expect(won, results.map((r) => r.stdout + r.stderr).join("\n")).toBe(1);
+  });
+
+  it("an unreadable lock file is treated as stale once it is not brand new; a symlinked .tollgate is refused", async () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, ".tollgate"));
+    writeFileSync(path.join(root, ".tollgate/lock"), "garbage");
+    expect(() => acquireLock(root)).toThrow(/starting/);
+    const { utimesSync, symlinkSync } = await import("node:fs");
+    utimesSync(path.join(root, ".tollgate/lock"), new Date(0), new Date(0));
+    acquireLock(root).release();
+    const other = tempDir();
+    const evil = tempDir();
+    symlinkSync(evil, path.join(other, ".tollgate"));
+    expect(() => acquireLock(other)).toThrow(/not a plain directory/);
+  });
+});
