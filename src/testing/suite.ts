@@ -55,7 +55,8 @@ function selector(filters: readonly string[]): (recipeDisplay: string, name: str
 export async function runTests(options: TestOptions): Promise<TestRun> {
   const display = (p: string) => {
     const rel = path.relative(options.displayBase, p);
-    return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : p;
+    if (rel === "") return ".";
+    return !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : p;
   };
   const { suites, issues } = await discover(options.targets, display);
   const selected = selector(options.filter ?? []);

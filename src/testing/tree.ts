@@ -64,7 +64,7 @@ export interface TreeDifference {
 }
 
 const MAX_DIFF_LINES = 200;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function asText(entry: TreeEntry | undefined): string | null {
   if (!entry) return "";
