@@ -1,13 +1,13 @@
 /**
  * Candidate files for the built-in tools (SPEC 3): a `path` (file, directory or glob; comma
  * lists accepted), an optional `glob` filter relative to it, `.gitignore` honoured (git's own
- * rules inside a git work tree, tinyglobby + ignore otherwise), `.git`, `.tollgate` and
+ * rules inside a git work tree, a directory walk + `ignore` otherwise), `.git`, `.tollgate` and
  * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
  * applied, output sorted. Paths are workspace-relative POSIX paths.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
@@ -166,6 +166,18 @@ function commonDir(dirs: string[]): string {
   return first.slice(0, n).join("/") || ".";
 }
 
+/** Whether a `.git` (directory or file) exists at or above root; git itself has the last word. */
+function insideGitWorkTree(root: string): boolean {
+  if (process.env.GIT_DIR) return true;
+  let cur = path.resolve(root);
+  for (;;) {
+    if (existsSync(path.join(cur, ".git"))) return true;
+    const parent = path.dirname(cur);
+    if (parent === cur) return false;
+    cur = parent;
+  }
+}
+
 function runGit(root: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
     execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer" }, (err, stdout) => {
@@ -177,68 +189,82 @@ function runGit(root: string, args: string[]): Promise<string | null> {
 
 /** `git ls-files` of the whole root (tracked + untracked-not-ignored), or null outside a work tree. */
 async function gitList(root: string, dirs: string[]): Promise<string[] | null> {
+  if (!insideGitWorkTree(root)) return null; // spares a process spawn outside repositories
   const specs = dirs.includes(".") ? ["."] : dirs;
   const out = await runGit(root, ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs]);
   if (out === null) return null;
   return [...new Set(out.split("\0").filter(Boolean))];
 }
 
-/** tinyglobby + ignore: every `.gitignore` between the root and the file applies. */
+type IgnoreMatcher = { ignores(p: string): boolean };
+
+async function ignoreFactory(): Promise<() => { add(p: string): IgnoreMatcher }> {
+  const mod = await import("ignore");
+  return (mod.default ?? mod) as unknown as () => { add(p: string): IgnoreMatcher };
+}
+
+function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string): IgnoreMatcher | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  return make().add(text);
+}
+
+/**
+ * Outside a git work tree: a directory walk (symlinks not followed) honouring every
+ * `.gitignore` from the root down (`ignore` implements the gitignore rules); ignored
+ * directories are pruned, not entered.
+ */
 async function walkList(root: string, dirs: string[]): Promise<string[]> {
-  const { glob } = await import("tinyglobby");
-  const ignoreMod = await import("ignore");
-  const ignoreFactory = (ignoreMod.default ?? ignoreMod) as unknown as (opts?: object) => {
-    add(p: string): unknown;
-    ignores(p: string): boolean;
-  };
-  const patterns = dirs.includes(".") ? ["**/*"] : dirs.map((d) => `${d.replace(/[*?[\]{}()!]/g, "\\$&")}/**/*`);
-  const all = await glob(patterns, {
-    cwd: root,
-    dot: true,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-    expandDirectories: false,
-    ignore: ALWAYS_SKIPPED_DIRS.map((d) => `**/${d}/**`),
-  });
-  // Ignore files: the root's and any nested one found by the walk (and those of the parents of
-  // a sub-directory scope, so `path: src` still honours the root .gitignore).
-  const ignoreFiles = new Set<string>(all.filter((f) => f === ".gitignore" || f.endsWith("/.gitignore")));
-  for (const d of dirs) {
-    let cur = d;
-    for (;;) {
-      ignoreFiles.add(cur === "." ? ".gitignore" : `${cur}/.gitignore`);
-      if (cur === ".") break;
-      cur = path.posix.dirname(cur);
-    }
-  }
-  const matchers = new Map<string, { ignores(p: string): boolean }>();
-  for (const file of ignoreFiles) {
-    let text: string;
-    try {
-      text = readFileSync(path.join(root, file), "utf8");
-    } catch {
-      continue;
-    }
-    const dir = path.posix.dirname(file);
-    matchers.set(dir === "" ? "." : dir, ignoreFactory().add(text) as { ignores(p: string): boolean });
-  }
-  if (matchers.size === 0) return all;
-  return all.filter((rel) => {
-    // Check each ancestor directory that has an ignore file, against the path relative to it;
-    // a directory ignored as a whole hides everything under it.
-    const segs = rel.split("/");
-    for (let i = 0; i < segs.length; i++) {
+  const make = await ignoreFactory();
+  const out: string[] = [];
+  // Matchers of the ancestors of a directory: [dir rel, matcher][]
+  type Chain = Array<[string, IgnoreMatcher]>;
+  const chainFor = (rel: string): Chain => {
+    const chain: Chain = [];
+    const segs = rel === "." ? [] : rel.split("/");
+    for (let i = 0; i <= segs.length; i++) {
       const dir = i === 0 ? "." : segs.slice(0, i).join("/");
-      const m = matchers.get(dir);
-      if (!m) continue;
-      const sub = segs.slice(i);
-      for (let j = 1; j <= sub.length; j++) {
-        const candidate = sub.slice(0, j).join("/") + (j < sub.length ? "/" : "");
-        if (m.ignores(candidate)) return false;
+      const m = readIgnore(make, path.join(root, dir, ".gitignore"));
+      if (m) chain.push([dir, m]);
+    }
+    return chain;
+  };
+  const ignored = (chain: Chain, rel: string, isDir: boolean): boolean => {
+    for (const [dir, m] of chain) {
+      const sub = dir === "." ? rel : rel.slice(dir.length + 1);
+      if (m.ignores(isDir ? `${sub}/` : sub)) return true;
+    }
+    return false;
+  };
+  const walk = (rel: string, chain: Chain) => {
+    let entries;
+    try {
+      entries = readdirSync(rel === "." ? root : path.join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = rel === "." ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (ALWAYS_SKIPPED_DIRS.includes(e.name) || ignored(chain, child, true)) continue;
+        const m = readIgnore(make, path.join(root, child, ".gitignore"));
+        walk(child, m ? [...chain, [child, m]] : chain);
+      } else if (e.isFile()) {
+        if (!ignored(chain, child, false)) out.push(child);
       }
     }
-    return true;
-  });
+  };
+  for (const dir of dirs) {
+    // The scope directory itself may sit below ignored ancestors' rules: check them first.
+    const chain = chainFor(dir);
+    if (dir !== "." && chain.some(([d, m]) => d !== dir && m.ignores(`${d === "." ? dir : dir.slice(d.length + 1)}/`))) continue;
+    walk(dir, chain);
+  }
+  return out;
 }
 
 /**

@@ -107,12 +107,19 @@ interface FilePlan {
  * Re-runs the rewrite on a file's current text. Returns the new text when the ordered
  * (matched, replacement) pairs equal the preview's, undefined otherwise (→ stale).
  */
-function makeRebase(plan: FilePlan, pats: string[], outs: string[], captures: Array<Record<string, boolean>>, sel: string | undefined): (current: string) => string | undefined {
+function makeRebase(
+  plan: FilePlan,
+  pats: string[],
+  outs: string[],
+  captures: Array<Record<string, boolean>>,
+  all: Array<Record<string, boolean>>,
+  sel: string | undefined,
+): (current: string) => string | undefined {
   const expected = pairsOf(plan.matches);
   return (current) => {
     try {
       const napi = napiSync();
-      const { matches, errors } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {} })), sel });
+      const { matches, errors } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel });
       if (matchesTouchErrors(matches, errors)) return undefined;
       const kept = plan.keep === undefined ? matches : truncateMatches(matches, plan.keep);
       const result = planRewrite(current, kept, outs);
@@ -140,12 +147,14 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         const caps = patternCaptures(op.pat);
         return Object.fromEntries(templateNames(op.out).map((name) => [name, caps.get(name) ?? false]));
       });
+      const allCaptures = params.ops.map((op) => Object.fromEntries(patternCaptures(op.pat)));
       const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
       const search = await runSearch({
         toolName: "ast_edit",
         root: host.workspace.root,
         pats,
         captures,
+        allCaptures,
         lang: params.lang,
         path: params.path,
         glob: params.glob,
@@ -185,7 +194,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           continue;
         }
         if (plan.after === r.text) continue;
-        if (r.errors.length > 0) parseWarnings.push(`${r.rel}: syntax tree contains error nodes away from the matches; rewritten`);
+        if (r.errors.length > 0) parseWarnings.push(`${r.rel}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
         plans.push({ rel: r.rel, lang: search.langOf.get(r.rel)!, text: r.text, sha256: r.sha256, after: plan.after, matches: plan.matches, keep });
         total += plan.matches.length;
       }
@@ -212,6 +221,9 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const trailer = [
         ...(limitReached ? ["", "Limit reached; narrow path or increase limit."] : []),
         ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+        ...(parseWarnings.length > 0
+          ? ["", `Note: ${plural(parseWarnings.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
+          : []),
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];
       if (total === 0) {
@@ -262,7 +274,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         after: p.after,
         beforeSha256: p.sha256,
         afterSha256: sha256(p.after),
-        rebase: makeRebase(p, pats, outs, captures, sel),
+        rebase: makeRebase(p, pats, outs, captures, allCaptures, sel),
       }));
       const label = `AST Edit: ${replacementsLabel(total, plans.length)}`;
       const appliedText = `Applied ${replacementsLabel(total, plans.length)}.`;

@@ -218,15 +218,22 @@ describe("ast_edit", () => {
     expect(read(dir, "a.ts")).toBe("const é = '😀😀'; Effect.andThen(a, f)\n");
   });
 
-  it("skips files whose syntax errors touch a match and lists them under Parse issues", async () => {
-    const dir = await testdir({ "bad.ts": "Effect.map(a, f) ) ) const = ;\n", "good.ts": "Effect.map(b, g)\n" });
+  it("skips a file whose match contains a syntax error outside its captures, lists it under Parse issues", async () => {
+    const dir = await testdir({
+      "bad.ts": "foo(a @)\n",
+      "good.ts": "foo(b)\n",
+      // error nodes elsewhere (or inside a capture) do not block the rewrite
+      "warn.ts": "foo(c)\nconst = ;\n",
+    });
     const t = makeHost(dir);
-    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
-    if (details.parseErrors.length > 0) {
-      expect(text).toContain("\n\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)");
-      expect(details.files).toEqual(["good.ts"]);
-    }
-    expect(details.files).toContain("good.ts");
+    const { text, details } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
+    expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
+    expect(text).toContain("\n\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)");
+    expect(details.files).toEqual(["good.ts", "warn.ts"]);
+    expect(details.parseWarnings).toEqual(["warn.ts: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten"]);
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "bad.ts")).toBe("foo(a @)\n");
+    expect(read(dir, "good.ts")).toBe("bar(b)\n");
   });
 
   it("skips binary, non-UTF-8 and oversize files and lists them", async () => {

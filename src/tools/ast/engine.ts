@@ -15,6 +15,8 @@ export interface EngineOp {
   pat: string;
   /** Captures to extract: name → multi. */
   captures: Record<string, boolean>;
+  /** Every capture the pattern declares (for the syntax-error check); default: `captures`. */
+  all?: Record<string, boolean>;
 }
 
 export interface EngineJob {
@@ -71,37 +73,51 @@ function captureRange(node: SgNode, name: string, multi: boolean): [number, numb
   return [many[0]!.range().start.index, many[many.length - 1]!.range().end.index];
 }
 
-/** Matches of every op in one text (offsets are UTF-16, i.e. JS string indices). */
+/**
+ * Matches of every op in one text (offsets are UTF-16, i.e. JS string indices).
+ *
+ * Syntax errors: tree-sitter wraps what it cannot parse in ERROR nodes (often large ones, and
+ * often for valid code newer than the bundled grammar). A match that sits inside an ERROR node
+ * is itself a cleanly parsed subtree and is kept; a match that contains an ERROR node outside
+ * its metavariable captures (whose text is copied verbatim) rests on a misparse and is flagged
+ * `bad`: its file is skipped and reported under "Parse issues".
+ */
 export function matchText(napi: Napi, lang: string, text: string, job: Pick<EngineJob, "ops" | "sel">): { matches: RawMatch[]; errors: Array<[number, number]> } {
   ensureLanguages(napi, [lang]);
   const root = napi.parse(lang as never, text).root();
-  const matches: RawMatch[] = [];
+  const found: Array<{ node: SgNode; match: RawMatch }> = [];
   job.ops.forEach((op, index) => {
     for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) {
       const r = node.range();
       const captures: Record<string, [number, number] | null> = {};
       for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi);
-      matches.push({ op: index, start: r.start.index, end: r.end.index, captures });
+      found.push({ node, match: { op: index, start: r.start.index, end: r.end.index, captures } });
     }
   });
   const errors: Array<[number, number]> = [];
-  if (matches.length > 0) {
+  if (found.length > 0) {
     for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
       const r = e.range();
       errors.push([r.start.index, r.end.index]);
     }
   }
-  return { matches, errors };
-}
-
-/** Whether any match touches an ERROR node (its edits would rest on a misparse). */
-export function matchesTouchErrors(matches: readonly RawMatch[], errors: ReadonlyArray<[number, number]>): boolean {
-  for (const [es, ee] of errors) {
-    for (const m of matches) {
-      if (es === ee ? m.start <= es && es <= m.end : es < m.end && m.start < ee) return true;
+  if (errors.length > 0) {
+    for (const { node, match } of found) {
+      const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
+      if (inner.length === 0) continue;
+      const op = job.ops[match.op]!;
+      const caps = Object.entries(op.all ?? op.captures)
+        .map(([name, multi]) => captureRange(node, name, multi))
+        .filter((c): c is [number, number] => c !== null);
+      if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
     }
   }
-  return false;
+  return { matches: found.map((f) => f.match), errors };
+}
+
+/** Whether any match rests on a misparse (see matchText). */
+export function matchesTouchErrors(matches: readonly RawMatch[], _errors?: unknown): boolean {
+  return matches.some((m) => m.bad === true);
 }
 
 export class FileProcessor {

@@ -18,6 +18,8 @@ export interface RawMatch {
   end: number;
   /** name → [start, end) of the capture, or null when it captured nothing. */
   captures: Record<string, [number, number] | null>;
+  /** Set when the match contains a syntax-error node outside its captures. */
+  bad?: boolean;
 }
 
 export interface EditPair {

@@ -18,6 +18,8 @@ export interface SearchInput {
   pats: string[];
   /** Captures each op needs (name → multi). */
   captures: Array<Record<string, boolean>>;
+  /** Every capture of each op's pattern (defaults to `captures`). */
+  allCaptures?: Array<Record<string, boolean>>;
   lang?: string | undefined;
   path?: string | undefined;
   glob?: string | undefined;
@@ -120,7 +122,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const prefilter: Record<string, PrefilterSpec> = {};
   for (const lang of langs) prefilter[lang] = buildPrefilter(input.pats, langById(lang), Boolean(input.sel));
   const job: EngineJob = {
-    ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {} })),
+    ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {}, all: input.allCaptures?.[i] ?? input.captures[i] ?? {} })),
     ...(input.sel ? { sel: input.sel } : {}),
     prefilter,
     maxFileBytes: input.maxFileBytes,
