@@ -54,7 +54,9 @@ export function createReporter(opts: ReporterOptions) {
     stepEnd: (step: StepRecord, index: number, total: number) => {
       clear();
       const mark = step.status === "ok" ? c.green("✓") : c.red("✗");
-      write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${firstLine(step.resultText)}`);
+      // A staging step's text is a long preview (its diff follows with the outcome): name what it staged.
+      const text = step.status === "ok" && step.actions.length > 0 ? `staged ${step.actions.join(", ")}` : firstLine(step.resultText);
+      write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${text}`);
     },
     outcome: (o: OutcomeRecord) => {
       clear();

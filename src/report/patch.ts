@@ -19,7 +19,7 @@ export interface CombinedPatch {
  * One git patch for all unapplied previews, against the files as they are after the run (what
  * the user has on disk, so `git apply` works there). Previews are combined per file in push
  * order: a change staged against the same text is taken as is, one staged against an older text
- * is re-applied as a patch (independent hunks compose); a change that cannot be fitted is left
+ * is re-applied as a patch (independent hunks compose; context may differ, removed lines must match); a change that cannot be fitted is left
  * out and listed in `skipped`, so the patch always applies.
  */
 export function combinePreviews(previews: readonly Preview[], current: (path: string) => string | null): CombinedPatch {
@@ -42,7 +42,7 @@ export function combinePreviews(previews: readonly Preview[], current: (path: st
         continue;
       }
       if (text !== null && change.before !== null && change.after !== null) {
-        const next = applyPatch(text, structuredPatch(path, path, change.before, change.after, undefined, undefined, { context: 3 }));
+        const next = applyPatch(text, structuredPatch(path, path, change.before, change.after, undefined, undefined, { context: 3 }), { fuzzFactor: 2 });
         if (next !== false) {
           text = next;
           continue;

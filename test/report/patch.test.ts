@@ -1,0 +1,76 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { combinePreviews } from "../../src/report/patch.js";
+import { gitdir } from "../helpers/testdir.js";
+
+async function gitApply(dir: string, patch: string, check = true) {
+  await writeFile(path.join(dir, "x.patch"), patch);
+  return execa("git", ["apply", ...(check ? ["--check"] : []), "x.patch"], { cwd: dir, reject: false });
+}
+
+describe("combinePreviews (--patch)", () => {
+  it("writes create, delete, no trailing newline and non-ASCII names as one patch git applies", async () => {
+    const dir = await gitdir({ "gone.txt": "bye\n", "noeol.txt": "a\nb", "ünï cødé.ts": "x\n" });
+    const current = (p: string) => ({ "gone.txt": "bye\n", "noeol.txt": "a\nb", "ünï cødé.ts": "x\n" })[p] ?? null;
+    const { patch, skipped } = combinePreviews(
+      [
+        { id: "s#1", changes: [{ path: "new/dir/created.txt", before: null, after: "hello\nno newline" }] },
+        { id: "s#2", changes: [{ path: "gone.txt", before: "bye\n", after: null }] },
+        { id: "t#1", changes: [{ path: "noeol.txt", before: "a\nb", after: "a\nc" }, { path: "ünï cødé.ts", before: "x\n", after: "y\n" }] },
+      ],
+      current,
+    );
+    expect(skipped).toEqual([]);
+    expect((await gitApply(dir, patch)).exitCode).toBe(0);
+    expect((await gitApply(dir, patch, false)).exitCode).toBe(0);
+    expect(await readFile(path.join(dir, "new/dir/created.txt"), "utf8")).toBe("hello\nno newline");
+    expect(await readFile(path.join(dir, "noeol.txt"), "utf8")).toBe("a\nc");
+    expect(await readFile(path.join(dir, "ünï cødé.ts"), "utf8")).toBe("y\n");
+    await expect(readFile(path.join(dir, "gone.txt"), "utf8")).rejects.toThrow();
+  });
+
+  it("two previews of one file staged against the same original combine when independent", async () => {
+    const original = Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const dir = await gitdir({ "f.txt": original });
+    const first = original.replace("line 2\n", "LINE 2\n");
+    const second = original.replace("line 17\n", "LINE 17\n");
+    const { patch, skipped } = combinePreviews(
+      [
+        { id: "a#1", changes: [{ path: "f.txt", before: original, after: first }] },
+        { id: "b#1", changes: [{ path: "f.txt", before: original, after: second }] },
+      ],
+      () => original,
+    );
+    expect(skipped).toEqual([]);
+    expect((await gitApply(dir, patch, false)).exitCode).toBe(0);
+    expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe(original.replace("line 2\n", "LINE 2\n").replace("line 17\n", "LINE 17\n"));
+  });
+
+  it("a conflicting preview of the same lines is left out and named, the rest still applies", async () => {
+    const dir = await gitdir({ "f.txt": "one\n" });
+    const { patch, skipped } = combinePreviews(
+      [
+        { id: "a#1", changes: [{ path: "f.txt", before: "one\n", after: "two\n" }] },
+        { id: "b#1", changes: [{ path: "f.txt", before: "one\n", after: "three\n" }] },
+      ],
+      () => "one\n",
+    );
+    expect(skipped).toEqual([{ id: "b#1", path: "f.txt" }]);
+    expect((await gitApply(dir, patch, false)).exitCode).toBe(0);
+    expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("two\n");
+  });
+
+  it("is computed against the file as it is now (after applied actions), not the staged original", () => {
+    const { patch } = combinePreviews(
+      [{ id: "a#1", changes: [{ path: "f.txt", before: "a\nb\nc\nd\n", after: "a\nb\nc\nD\n" }] }],
+      () => "A\nb\nc\nd\n",
+    );
+    expect(patch).toContain("-A\n b\n c\n-d\n+D\n".replace("-A\n", " A\n"));
+  });
+
+  it("no previews: an empty patch", () => {
+    expect(combinePreviews([], () => null)).toEqual({ patch: "", skipped: [] });
+  });
+});
