@@ -135,7 +135,7 @@ export const RunInfoSchema = Type.Object(
       Type.Object({ index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
       Type.Null(),
     ]),
-    startedAt: Type.String({ format: "date-time" }),
+    startedAt: Type.String({ description: "ISO 8601 date-time (UTC)", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$" }),
     durationMs: Type.Number({ minimum: 0 }),
     interrupted: Type.Boolean(),
     atomic: Type.Optional(

@@ -207,6 +207,8 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions): Pr
 async function executeLocked(prepared: PreparedRun, options: RunOptions): Promise<RunResult> {
   const now = options.now ?? Date.now;
   const startedAt = now();
+  // The tree the run started from (the run's own writes would make it dirty at the end).
+  const git = await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root));
   const { recipe, policy, session, workspace } = prepared;
   const forceDryRun = Boolean(options.dryRun || options.check);
   const ctx: ResolutionContext = {
@@ -307,7 +309,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     startedAt,
     durationMs: now() - startedAt,
     interrupted,
-    git: await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root)),
+    git,
   });
   if (atomic) report.run.atomic = atomic;
   attachPreviews(
