@@ -19,6 +19,9 @@ export async function main(argv: string[]): Promise<number> {
     import("./commands/recover.js"),
   ]);
   const { testCommand } = await import("./commands/test.js");
+  const { planCommand } = await import("./commands/plan.js");
+  const { applyCommand } = await import("./commands/apply.js");
+  const { mergeReportsCommand } = await import("./commands/merge-reports.js");
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -33,6 +36,9 @@ export async function main(argv: string[]): Promise<number> {
       .command(schemaCommand(setExit))
       .command(recoverCommand(setExit))
       .command(testCommand(setExit))
+      .command(planCommand(setExit))
+      .command(applyCommand(setExit))
+      .command(mergeReportsCommand(setExit))
       .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports")
       .strict()
       .recommendCommands()

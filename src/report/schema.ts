@@ -92,6 +92,12 @@ export const OutcomeRecordSchema = Type.Object(
     error: Nullable(Type.String()),
     rolledBack: Type.Optional(Type.Boolean()),
     durationMs: Type.Number({ minimum: 0 }),
+    shard: Type.Optional(
+      Type.Object(
+        { index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) },
+        { additionalProperties: false, description: "merge-reports: the shard whose run produced this outcome" },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -184,6 +190,23 @@ export const ReportSchema = Type.Object(
     outcomes: Type.Array(OutcomeRecordSchema, { description: "One per resolve outcome, in resolution order" }),
     summary: SummarySchema,
     exitCode: Type.Integer({ description: "0 done, 1 outstanding, 3 failure, 130 interrupted" }),
+    fromPlan: Type.Optional(
+      Type.Object({ path: Type.String(), sha256: Sha }, { additionalProperties: false, description: "apply: the plan file applied" }),
+    ),
+    missing: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String(),
+            fingerprint: Type.String(),
+            label: Type.String(),
+            alreadyApplied: Type.Boolean({ description: "Every file it touches already has the planned result" }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: "apply: planned actions that did not come back (SPEC 6.3)" },
+      ),
+    ),
   },
   // Open at the top level so commands can add sections (plan/apply list missing actions).
   { additionalProperties: true, title: "tollgate report" },

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
+import type { Report } from "../../report/types.js";
 import type { RunOptions } from "../../runner/run.js";
 import { colorEnabled, colors } from "../output.js";
 import { createReporter } from "../reporter.js";
@@ -117,7 +118,12 @@ export function runCommand(setExit: (code: number) => void): CommandModule<objec
  * back) the action being applied, apply nothing more, write the report, exit 130. A second
  * signal exits at once (the journal then lets `recover` clean up).
  */
-export async function executeWithOutputs(options: RunOptions, args: RunArgs): Promise<number> {
+export async function executeWithOutputs(
+  options: RunOptions,
+  args: RunArgs,
+  /** plan/apply: adds their blocks to the report before it is written. */
+  finish?: (report: Report) => Promise<Report>,
+): Promise<number> {
   const env = process.env;
   const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
   const c = colors(colorEnabled(process.stderr, args.color, env));
@@ -153,9 +159,10 @@ export async function executeWithOutputs(options: RunOptions, args: RunArgs): Pr
       onOutcome: reporter.outcome,
       onProgress: reporter.progress,
     });
-    reporter.done(result.report);
-    await writeOutputs(result.report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
-    return result.exitCode;
+    const report = finish ? await finish(result.report) : result.report;
+    reporter.done(report);
+    await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
+    return report.exitCode;
   } finally {
     reporter.pause();
     interrupts.dispose();

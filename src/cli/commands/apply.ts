@@ -1,0 +1,81 @@
+import path from "node:path";
+import type { CommandModule } from "yargs";
+import { InputError } from "../../errors.js";
+import type { Report } from "../../report/types.js";
+import { executeWithOutputs, type RunArgs } from "./run.js";
+
+interface ApplyArgs extends RunArgs {
+  plan: string;
+}
+
+/**
+ * `tollgate apply plan.json`: re-runs the planned recipe with the plan's vars, policy, files and
+ * shard, and applies only actions that come back unchanged (same id and fingerprint) and are
+ * approved or auto-applied (SPEC 6.3). Recipe, policy and scope come from the plan, so the
+ * flags that would change them are not accepted here.
+ */
+export function applyCommand(setExit: (code: number) => void): CommandModule<object, ApplyArgs> {
+  return {
+    command: "apply <plan>",
+    describe: "Apply a plan made by `tollgate plan`: only unchanged, approved actions are written",
+    builder: (y) =>
+      y
+        .positional("plan", { type: "string", demandOption: true, describe: "Plan file written by tollgate plan --out" })
+        .option("dry-run", { type: "boolean", describe: "Apply nothing: check the plan still holds" })
+        .option("check", { type: "boolean", describe: "Dry-run; exit 1 when any action was staged" })
+        .option("report", { type: "string", describe: "Write the JSON report to FILE" })
+        .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
+        .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" })
+        .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
+        .option("approve-all", { type: "boolean", describe: "Approve every planned action that requires approval" })
+        .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
+        .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
+        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
+    handler: async (args) => {
+      const [{ readPlan, checkPlanInputs, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] = await Promise.all([
+        import("../../plan/plan.js"),
+        import("../../plan/gate.js"),
+        import("../../workspace/workspace.js"),
+        import("node:fs"),
+      ]);
+      const { plan, sha256 } = await readPlan(args.plan);
+      const info = plan.plan;
+      const cwd = args.cwd !== undefined ? path.resolve(args.cwd) : info.cwd;
+      if (!existsSync(cwd)) {
+        throw new InputError(`${args.plan}: the plan's workspace ${cwd} does not exist here; pass --cwd DIR`);
+      }
+      const display = (abs: string) => {
+        const rel = path.relative(process.cwd(), abs);
+        return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : abs;
+      };
+      await checkPlanInputs(info, cwd, display);
+      const { loadApprovalsFile } = await import("../approvals.js");
+      const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
+      const { gate, seen } = createPlanGate(info);
+      const options = {
+        recipePath: planPath(cwd, info.recipe.path),
+        cwd,
+        command: "apply",
+        ...(info.policy.path !== null ? { policyPath: planPath(cwd, info.policy.path) } : {}),
+        dryRun: Boolean(args["dry-run"]),
+        check: Boolean(args.check),
+        ...(info.mode ? { mode: info.mode as never } : {}),
+        vars: info.vars,
+        scope: { ...(info.files ? { files: info.files } : {}), ...(info.shard ? { shard: info.shard } : {}) },
+        approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
+        displayBase: process.cwd(),
+        planGate: gate,
+      };
+      const code = await executeWithOutputs(options, args, async (report: Report) => {
+        const missing = await missingActions(info, seen, new Workspace({ root: cwd }));
+        for (const m of missing) {
+          const why = m.alreadyApplied ? "already applied" : "no longer arises";
+          process.stderr.write(`tollgate: planned action ${m.id} did not come back (${why}): ${m.label.split("\n")[0]}\n`);
+        }
+        return { ...report, fromPlan: { path: path.resolve(args.plan), sha256 }, missing };
+      });
+      setExit(code);
+    },
+  };
+}

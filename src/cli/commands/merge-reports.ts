@@ -1,0 +1,47 @@
+import { readFile } from "node:fs/promises";
+import type { CommandModule } from "yargs";
+import { InputError } from "../../errors.js";
+import type { OutputArgs } from "../outputs.js";
+
+interface MergeArgs extends OutputArgs {
+  reports: string[];
+}
+
+/** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard reports. */
+export function mergeReportsCommand(setExit: (code: number) => void): CommandModule<object, MergeArgs> {
+  return {
+    command: "merge-reports <reports..>",
+    describe: "Combine shard reports (--shard i/n) into one report, summary and patch",
+    builder: (y) =>
+      y
+        .positional("reports", { type: "string", array: true, demandOption: true, describe: "Report files to merge" })
+        .option("report", { type: "string", describe: "Write the merged JSON report to FILE" })
+        .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
+        .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
+    handler: async (args) => {
+      const [{ asReport, mergeReports }, { writeOutputs }] = await Promise.all([import("../../shard/merge.js"), import("../outputs.js")]);
+      const inputs = [];
+      for (const file of args.reports.map(String)) {
+        let data: unknown;
+        try {
+          data = JSON.parse(await readFile(file, "utf8"));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
+        }
+        inputs.push({ file, report: asReport(file, data) });
+      }
+      const merged = mergeReports(inputs);
+      if (merged.merged.missingShards.length > 0) {
+        process.stderr.write(`tollgate: shards ${merged.merged.missingShards.join(", ")} of ${merged.merged.shardCount} are missing from the merge\n`);
+      }
+      const s = merged.summary;
+      const parts = Object.entries(s.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+      process.stderr.write(`tollgate: merged ${inputs.length} reports, ${s.actions} actions${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
+      const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
+      await writeOutputs(merged, { ...args, format });
+      setExit(merged.exitCode);
+    },
+  };
+}

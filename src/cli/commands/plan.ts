@@ -1,0 +1,46 @@
+import type { CommandModule } from "yargs";
+import { buildRunOptions, executeWithOutputs, runFlags, type RunArgs } from "./run.js";
+
+interface PlanArgs extends RunArgs {
+  out?: string;
+}
+
+/**
+ * `tollgate plan`: the run with every action previewed only, plus the plan block that `apply`
+ * needs (SPEC 6.3). Without `--out` the plan is not saved (as with `terraform plan`).
+ */
+export function planCommand(setExit: (code: number) => void): CommandModule<object, PlanArgs & { positionals: string[] }> {
+  return {
+    command: "plan [positionals..]",
+    describe: "Preview every action and write a plan that `tollgate apply` can apply later",
+    builder: (y) =>
+      runFlags(y)
+        .option("out", { type: "string", describe: "Write the plan (JSON) to FILE" })
+        .positional("positionals", {
+          type: "string",
+          array: true,
+          describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
+        }) as never,
+    handler: async (args) => {
+      const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "plan");
+      const [{ loadPolicy, DEFAULT_POLICY }, { decisionRecorder, toPlan }, { writeFileAtomicText }] = await Promise.all([
+        import("../../policy/policy.js"),
+        import("../../plan/plan.js"),
+        import("../../report/write.js"),
+      ]);
+      const loaded = options.policyPath ? await loadPolicy(options.policyPath, args.policy) : DEFAULT_POLICY;
+      const recorder = decisionRecorder(options.mode ? { ...loaded, default: options.mode } : loaded);
+      const code = await executeWithOutputs({ ...options, dryRun: true, planGate: (a) => recorder.gate(a) }, args, async (report) => {
+        const plan = await toPlan(
+          report,
+          { cwd: options.cwd, recipePath: options.recipePath, policyPath: options.policyPath, vars: options.vars ?? [], mode: options.mode },
+          recorder.decided,
+        );
+        if (args.out) await writeFileAtomicText(args.out, `${JSON.stringify(plan, null, 2)}\n`);
+        else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
+        return plan;
+      });
+      setExit(code);
+    },
+  };
+}
