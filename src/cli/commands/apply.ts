@@ -30,6 +30,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
         .option("approve-all", { type: "boolean", describe: "Approve every planned action that requires approval" })
         .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
+        .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" })
         .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
@@ -60,6 +61,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         ...(info.policy.path !== null ? { policyPath: planPath(cwd, info.policy.path) } : {}),
         dryRun: Boolean(args["dry-run"]),
         check: Boolean(args.check),
+        atomic: Boolean(args.atomic),
         ...(info.mode ? { mode: info.mode as never } : {}),
         vars: info.vars,
         scope: { ...(info.files ? { files: info.files } : {}), ...(info.shard ? { shard: info.shard } : {}) },
