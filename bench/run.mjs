@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+// `npm run bench` (SPEC 9): tollgate vs the ast-grep CLI on the src/ tree of effect@4.1.0,
+// side by side, alternating, in one run. Prints medians, ratios and peak RSS; writes
+// bench/.corpus/results.json. Env: BENCH_RUNS (default 5), BENCH_SKIP_10X=1.
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const CORPUS_DIR = path.join(ROOT, "bench", ".corpus");
+const EFFECT = "effect@4.1.0";
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const PATTERN = "Effect.map($A, $B)";
+const REWRITE = "Effect.andThen($A, $B)";
+const TIME_BIN = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+const log = (...a) => console.log(...a);
+
+// ---------------------------------------------------------------- setup
+function corpus() {
+  const src = path.join(CORPUS_DIR, "effect-src");
+  if (existsSync(path.join(src, "Effect.ts"))) return src;
+  mkdirSync(CORPUS_DIR, { recursive: true });
+  log(`fetching ${EFFECT} with npm pack …`);
+  const out = execFileSync("npm", ["pack", EFFECT, "--pack-destination", CORPUS_DIR, "--json"], { encoding: "utf8" });
+  const tgz = path.join(CORPUS_DIR, JSON.parse(out)[0].filename);
+  const tmp = mkdtempSync(path.join(CORPUS_DIR, "x-"));
+  execFileSync("tar", ["xzf", tgz, "-C", tmp]);
+  cpSync(path.join(tmp, "package", "src"), src, { recursive: true });
+  rmSync(tmp, { recursive: true, force: true });
+  return src;
+}
+
+function astGrepBinary() {
+  const require = createRequire(path.join(ROOT, "package.json"));
+  const exe = process.platform === "win32" ? "ast-grep.exe" : "ast-grep";
+  const { platform, arch } = process;
+  const candidates = [];
+  if (platform === "linux") candidates.push(`@ast-grep/cli-linux-${arch}-gnu`);
+  if (platform === "darwin") candidates.push(`@ast-grep/cli-darwin-${arch}`);
+  if (platform === "win32") candidates.push(`@ast-grep/cli-win32-${arch}-msvc`);
+  candidates.push("@ast-grep/cli");
+  for (const pkg of candidates) {
+    try {
+      const file = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), exe);
+      if (existsSync(file) && spawnSync(file, ["--version"]).status === 0) return file;
+    } catch {}
+  }
+  throw new Error("ast-grep CLI not found: npm i -D -E @ast-grep/cli@0.51.1 (its binary comes from the optional platform package)");
+}
+
+function ensureBuilt() {
+  if (!existsSync(path.join(ROOT, "dist", "cli", "main.js")) || process.env.BENCH_BUILD === "1") {
+    log("building tollgate (npm run build) …");
+    execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+  }
+}
+
+const RECIPE = `version: 1
+name: bench-effect-map
+steps:
+  - tool: ast_edit
+    with:
+      ops: [{ pat: "${PATTERN}", out: "${REWRITE}" }]
+      lang: ts
+      path: src
+`;
+
+function makeWorkspace(src, copies = 1) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  if (copies === 1) cpSync(src, path.join(dir, "src"), { recursive: true });
+  else for (let i = 0; i < copies; i++) cpSync(src, path.join(dir, "src", `copy${i}`), { recursive: true });
+  writeFileSync(path.join(dir, "recipe.yaml"), RECIPE);
+  writeFileSync(path.join(dir, "auto.yaml"), "version: 1\ndefault: auto-apply\n");
+  return dir;
+}
+
+// ---------------------------------------------------------------- measuring
+/** Runs a command; returns wall ms, peak RSS (KiB, via /usr/bin/time) and output. */
+function measure(cmd, args, cwd) {
+  const full = TIME_BIN ? [TIME_BIN, ["-f", "__TG_RSS__ %M", cmd, ...args]] : [cmd, args];
+  const t0 = performance.now();
+  const r = spawnSync(full[0], full[1], { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, CI: "true", NO_COLOR: "1" } });
+  const ms = performance.now() - t0;
+  const m = /__TG_RSS__ (\d+)/.exec(r.stderr ?? "");
+  return { ms, rssKiB: m ? Number(m[1]) : undefined, status: r.status, stdout: r.stdout, stderr: (r.stderr ?? "").replace(/__TG_RSS__ \d+\n?/, "") };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const max = (xs) => Math.max(...xs.filter((x) => x !== undefined));
+const fmtMs = (ms) => `${(ms / 1000).toFixed(3)} s`;
+const fmtMiB = (kib) => (kib === undefined ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);
+
+function countFiles(dir) {
+  let n = 0;
+  let bytes = 0;
+  for (const f of readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, f);
+    const st = statSync(p);
+    if (st.isFile()) {
+      n++;
+      bytes += st.size;
+    }
+  }
+  return { n, bytes };
+}
+
+function countOccurrences(dir, needle) {
+  let n = 0;
+  for (const f of readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, f);
+    if (!statSync(p).isFile()) continue;
+    const t = readFileSync(p, "utf8");
+    for (let i = t.indexOf(needle); i !== -1; i = t.indexOf(needle, i + 1)) n++;
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------- main
+const src = corpus();
+ensureBuilt();
+const sg = astGrepBinary();
+const tollgate = path.join(ROOT, "bin", "tollgate.js");
+const node = process.execPath;
+const sgVersion = spawnSync(sg, ["--version"], { encoding: "utf8" }).stdout.trim();
+const { n: nFiles, bytes } = countFiles(src);
+log(`corpus: ${EFFECT} src/ — ${nFiles} files, ${(bytes / 1e6).toFixed(1)} MB; ${sgVersion}; node ${process.version}; ${os.availableParallelism?.() ?? os.cpus().length} CPUs; load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+log(`runs per measurement: ${RUNS} (alternating)\n`);
+const results = { corpus: { package: EFFECT, files: nFiles, bytes }, astGrep: sgVersion, node: process.version, cpus: os.availableParallelism?.() ?? os.cpus().length, runs: RUNS, loadavgAtStart: os.loadavg() };
+
+const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
+
+// --- correctness: same matches as ast-grep
+{
+  const ws = makeWorkspace(src);
+  const json = spawnSync(sg, ["run", "-p", PATTERN, "-l", "ts", "--json=stream", "src"], { cwd: ws, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const matches = json.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const sgFiles = new Set(matches.map((m) => m.file)).size;
+  const report = path.join(ws, "report.json");
+  const r = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", report], ws);
+  const rep = JSON.parse(readFileSync(report, "utf8"));
+  const d = rep.steps[0].details;
+  results.matches = { astGrep: { matches: matches.length, files: sgFiles }, tollgate: { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, exit: r.status } };
+  log(`matches: ast-grep ${matches.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched}) ${matches.length === d.totalReplacements && sgFiles === d.filesTouched ? "✓ same" : "✗ DIFFERENT"}`);
+  rmSync(ws, { recursive: true, force: true });
+}
+
+// --- dry-run
+{
+  const ws = makeWorkspace(src);
+  const sgT = [];
+  const tgT = [];
+  const sgR = [];
+  const tgR = [];
+  for (let i = 0; i < RUNS; i++) {
+    const a = measure(sg, sgArgs, ws);
+    const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
+    if (b.status !== 0) throw new Error(`tollgate dry-run failed (${b.status}): ${b.stderr}`);
+    sgT.push(a.ms);
+    tgT.push(b.ms);
+    sgR.push(a.rssKiB);
+    tgR.push(b.rssKiB);
+  }
+  results.dryRun = { astGrepMs: median(sgT), tollgateMs: median(tgT), ratio: median(tgT) / median(sgT), astGrepPeakRssKiB: max(sgR), tollgatePeakRssKiB: max(tgR), samples: { astGrep: sgT, tollgate: tgT } };
+  rmSync(ws, { recursive: true, force: true });
+}
+
+// --- apply on fresh copies
+{
+  const sgT = [];
+  const tgT = [];
+  const sgR = [];
+  const tgR = [];
+  let sgApplied;
+  let tgRemaining;
+  let sgRemaining;
+  for (let i = 0; i < RUNS; i++) {
+    const w1 = makeWorkspace(src);
+    const a = measure(sg, [...sgArgs, "-U"], w1);
+    sgApplied = /Applied (\d+) changes/.exec(a.stdout + a.stderr)?.[1];
+    sgRemaining = countOccurrences(path.join(w1, "src"), "Effect.map(");
+    rmSync(w1, { recursive: true, force: true });
+    const w2 = makeWorkspace(src);
+    const b = measure(node, [tollgate, "run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w2, "report.json")], w2);
+    if (b.status !== 0) throw new Error(`tollgate apply failed (${b.status}): ${b.stderr}`);
+    tgRemaining = countOccurrences(path.join(w2, "src"), "Effect.map(");
+    rmSync(w2, { recursive: true, force: true });
+    sgT.push(a.ms);
+    tgT.push(b.ms);
+    sgR.push(a.rssKiB);
+    tgR.push(b.rssKiB);
+  }
+  results.apply = {
+    astGrepMs: median(sgT),
+    tollgateMs: median(tgT),
+    ratio: median(tgT) / median(sgT),
+    astGrepPeakRssKiB: max(sgR),
+    tollgatePeakRssKiB: max(tgR),
+    astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied),
+    remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining },
+    samples: { astGrep: sgT, tollgate: tgT },
+  };
+}
+
+// --- 10x corpus
+if (process.env.BENCH_SKIP_10X !== "1") {
+  const ws = makeWorkspace(src, 10);
+  const sgT = [];
+  const tgT = [];
+  const sgR = [];
+  const tgR = [];
+  const runs = Math.max(1, Math.min(RUNS, 3));
+  for (let i = 0; i < runs; i++) {
+    const a = measure(sg, sgArgs, ws);
+    const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
+    if (b.status !== 0) throw new Error(`tollgate 10x dry-run failed (${b.status}): ${b.stderr}`);
+    sgT.push(a.ms);
+    tgT.push(b.ms);
+    sgR.push(a.rssKiB);
+    tgR.push(b.rssKiB);
+  }
+  const rep = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8"));
+  results.tenX = {
+    astGrepMs: median(sgT),
+    tollgateMs: median(tgT),
+    ratio: median(tgT) / median(sgT),
+    tollgateGrowth: median(tgT) / results.dryRun.tollgateMs,
+    astGrepPeakRssKiB: max(sgR),
+    tollgatePeakRssKiB: max(tgR),
+    replacements: rep.steps[0].details.totalReplacements,
+    samples: { astGrep: sgT, tollgate: tgT },
+  };
+  rmSync(ws, { recursive: true, force: true });
+}
+
+// --- startup
+{
+  const a = [];
+  const b = [];
+  for (let i = 0; i < Math.max(RUNS, 10); i++) {
+    a.push(measure(node, ["-e", "0"], ROOT).ms);
+    b.push(measure(node, [tollgate, "--version"], ROOT).ms);
+  }
+  results.version = { nodeMs: median(a), tollgateMs: median(b), ratio: median(b) / median(a) };
+}
+results.loadavgAtEnd = os.loadavg();
+
+// ---------------------------------------------------------------- report
+const ok = (cond) => (cond ? "PASS" : "FAIL");
+const rows = [
+  ["dry-run (preview, policy, report with diffs)", fmtMs(results.dryRun.astGrepMs), fmtMs(results.dryRun.tollgateMs), results.dryRun.ratio.toFixed(2), "≤ 0.80", ok(results.dryRun.ratio <= 0.8)],
+  ["apply (fresh copy)", fmtMs(results.apply.astGrepMs), fmtMs(results.apply.tollgateMs), results.apply.ratio.toFixed(2), "≤ 1.00", ok(results.apply.ratio <= 1.0)],
+];
+if (results.tenX) rows.push(["10× corpus dry-run", fmtMs(results.tenX.astGrepMs), fmtMs(results.tenX.tollgateMs), results.tenX.ratio.toFixed(2), `growth ${results.tenX.tollgateGrowth.toFixed(1)}× ≤ 10`, ok(results.tenX.tollgateGrowth <= 10)]);
+rows.push(["--version vs node -e 0", fmtMs(results.version.nodeMs), fmtMs(results.version.tollgateMs), results.version.ratio.toFixed(2), "≤ 1.50", ok(results.version.ratio <= 1.5)]);
+log("");
+log(["measurement", "ast-grep / node", "tollgate", "ratio", "target", ""].join(" | "));
+for (const r of rows) log(r.join(" | "));
+log("");
+log(`peak RSS: dry-run ${fmtMiB(results.dryRun.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.dryRun.astGrepPeakRssKiB)}), apply ${fmtMiB(results.apply.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.apply.astGrepPeakRssKiB)}) — target < 300 MiB: ${ok(Math.max(results.dryRun.tollgatePeakRssKiB ?? 0, results.apply.tollgatePeakRssKiB ?? 0) < 300 * 1024)}`);
+if (results.tenX) log(`peak RSS at 10×: ${fmtMiB(results.tenX.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.tenX.astGrepPeakRssKiB)}) — target < 600 MiB: ${ok((results.tenX.tollgatePeakRssKiB ?? 0) < 600 * 1024)}; 10× replacements ${results.tenX.replacements}`);
+log(`apply: ast-grep applied ${results.apply.astGrepApplied} (left ${results.apply.remainingEffectMapCalls.astGrep} "Effect.map(" in the tree), tollgate left ${results.apply.remainingEffectMapCalls.tollgate}`);
+log(`load average at start ${results.loadavgAtStart.map((x) => x.toFixed(1)).join(" ")}, at end ${results.loadavgAtEnd.map((x) => x.toFixed(1)).join(" ")}`);
+writeFileSync(path.join(CORPUS_DIR, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+log(`\nwritten: ${path.relative(ROOT, path.join(CORPUS_DIR, "results.json"))}`);
