@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: MIT
+export function greet(name: string): string {
+  return `hello, ${name}`;
+}

@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: MIT
+import { greet } from "./greet";
+
+console.log(greet("world"));
