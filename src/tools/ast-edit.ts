@@ -7,7 +7,7 @@ import { sha256 } from "../workspace/text.js";
 import type { ToolHost } from "./host.js";
 import { matchesTouchErrors, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
-import { patternCaptures } from "./ast/pattern.js";
+import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
 import { cut, displayPath, groupByDir, parseIssuesBlock, plural, runSearch, skippedBlock } from "./ast/search.js";
 
@@ -114,12 +114,13 @@ function makeRebase(
   captures: Array<Record<string, boolean>>,
   all: Array<Record<string, boolean>>,
   sel: string | undefined,
+  prefilter: Record<string, PrefilterSpec>,
 ): (current: string) => string | undefined {
   const expected = pairsOf(plan.matches);
   return (current) => {
     try {
       const napi = napiSync();
-      const { matches, errors } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel });
+      const { matches, errors } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
       if (matchesTouchErrors(matches, errors)) return undefined;
       const kept = plan.keep === undefined ? matches : truncateMatches(matches, plan.keep);
       const result = planRewrite(current, kept, outs);
@@ -274,7 +275,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         after: p.after,
         beforeSha256: p.sha256,
         afterSha256: sha256(p.after),
-        rebase: makeRebase(p, pats, outs, captures, allCaptures, sel),
+        rebase: makeRebase(p, pats, outs, captures, allCaptures, sel, search.prefilter),
       }));
       const label = `AST Edit: ${replacementsLabel(total, plans.length)}`;
       const appliedText = `Applied ${replacementsLabel(total, plans.length)}.`;

@@ -222,18 +222,20 @@ describe("ast_edit", () => {
     const dir = await testdir({
       "bad.ts": "foo(a @)\n",
       "good.ts": "foo(b)\n",
-      // error nodes elsewhere (or inside a capture) do not block the rewrite
-      "warn.ts": "foo(c)\nconst = ;\n",
+      // error nodes in another statement, or inside a capture, do not block the rewrite
+      "other.ts": "foo(c)\nconst = ;\n",
+      "warn.ts": "foo(() => { const = ; })\n",
     });
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
     expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
     expect(text).toContain("\n\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)");
-    expect(details.files).toEqual(["good.ts", "warn.ts"]);
+    expect(details.files).toEqual(["good.ts", "other.ts", "warn.ts"]);
     expect(details.parseWarnings).toEqual(["warn.ts: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten"]);
     await t.actions[0]!.apply("r");
     expect(read(dir, "bad.ts")).toBe("foo(a @)\n");
     expect(read(dir, "good.ts")).toBe("bar(b)\n");
+    expect(read(dir, "warn.ts")).toBe("bar(() => { const = ; })\n");
   });
 
   it("skips binary, non-UTF-8 and oversize files and lists them", async () => {

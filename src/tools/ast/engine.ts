@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { Napi } from "./langs.js";
 import { ensureLanguages } from "./langs.js";
 import { compilePrefilter, type PrefilterSpec } from "./pattern.js";
+import { regionsFor, statementBoundaries } from "./regions.js";
 import type { RawMatch } from "./rewrite.js";
 
 export interface EngineOp {
@@ -56,21 +57,21 @@ export function matcherOf(pat: string, sel: string | undefined): string | { rule
 
 type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
 
-function captureRange(node: SgNode, name: string, multi: boolean): [number, number] | null {
+function captureRange(node: SgNode, name: string, multi: boolean, offset: number): [number, number] | null {
   if (multi) {
     const nodes = node.getMultipleMatches(name);
     if (nodes.length === 0) return null;
-    return [nodes[0]!.range().start.index, nodes[nodes.length - 1]!.range().end.index];
+    return [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset];
   }
   const one = node.getMatch(name);
   if (one) {
     const r = one.range();
-    return [r.start.index, r.end.index];
+    return [r.start.index + offset, r.end.index + offset];
   }
   // `$A` written in the template for a `$$$A` capture, or vice versa.
   const many = node.getMultipleMatches(name);
   if (many.length === 0) return null;
-  return [many[0]!.range().start.index, many[many.length - 1]!.range().end.index];
+  return [many[0]!.range().start.index + offset, many[many.length - 1]!.range().end.index + offset];
 }
 
 /**
@@ -82,37 +83,80 @@ function captureRange(node: SgNode, name: string, multi: boolean): [number, numb
  * its metavariable captures (whose text is copied verbatim) rests on a misparse and is flagged
  * `bad`: its file is skipped and reported under "Parse issues".
  */
-export function matchText(napi: Napi, lang: string, text: string, job: Pick<EngineJob, "ops" | "sel">): { matches: RawMatch[]; errors: Array<[number, number]> } {
+export function matchText(
+  napi: Napi,
+  lang: string,
+  text: string,
+  job: Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined },
+): { matches: RawMatch[]; errors: Array<[number, number]>; regions?: number } {
   ensureLanguages(napi, [lang]);
-  const root = napi.parse(lang as never, text).root();
-  const found: Array<{ node: SgNode; match: RawMatch }> = [];
+  const regions = lang === "TypeScript" && !job.sel ? regionsOf(text, job.prefilter?.[lang] ?? null) : null;
+  const matches: RawMatch[] = [];
+  const errors: Array<[number, number]> = [];
+  for (const [start, end] of regions ?? [[0, text.length] as [number, number]]) {
+    const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
+    const found: Array<{ node: SgNode; match: RawMatch }> = [];
+    collect(root, start, job, found);
+    if (found.length === 0) continue;
+    const local: Array<[number, number]> = [];
+    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
+      const r = e.range();
+      local.push([r.start.index + start, r.end.index + start]);
+    }
+    if (local.length > 0) flagMisparsed(found, local, job.ops, start);
+    errors.push(...local);
+    for (const f of found) matches.push(f.match);
+  }
+  return { matches, errors, ...(regions ? { regions: regions.length } : {}) };
+}
+
+/** Flags matches containing an ERROR node outside their captures (see matchText). */
+function flagMisparsed(found: Array<{ node: SgNode; match: RawMatch }>, errors: Array<[number, number]>, ops: readonly EngineOp[], offset: number): void {
+  for (const { node, match } of found) {
+    const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
+    if (inner.length === 0) continue;
+    const op = ops[match.op]!;
+    const caps = Object.entries(op.all ?? op.captures)
+      .map(([name, multi]) => captureRange(node, name, multi, offset))
+      .filter((c): c is [number, number] => c !== null);
+    if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
+  }
+}
+
+function collect(root: SgNode, offset: number, job: Pick<EngineJob, "ops" | "sel">, found: Array<{ node: SgNode; match: RawMatch }>): void {
   job.ops.forEach((op, index) => {
     for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) {
       const r = node.range();
       const captures: Record<string, [number, number] | null> = {};
-      for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi);
-      found.push({ node, match: { op: index, start: r.start.index, end: r.end.index, captures } });
+      for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi, offset);
+      found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures } });
     }
   });
-  const errors: Array<[number, number]> = [];
-  if (found.length > 0) {
-    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
-      const r = e.range();
-      errors.push([r.start.index, r.end.index]);
-    }
+}
+
+/** Offsets where the prefilter's anchors occur in the text. */
+function hitsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | null {
+  if (spec === null) return null;
+  const hits: Array<[number, number]> = [];
+  for (const req of spec) {
+    if (req.runs.length > 0) {
+      const re = new RegExp(req.runs[0]!, "g");
+      for (const m of text.matchAll(re)) hits.push([m.index!, m.index! + m[0].length]);
+    } else if (req.words.length > 0) {
+      const w = req.words[0]!;
+      for (let k = text.indexOf(w); k !== -1; k = text.indexOf(w, k + 1)) hits.push([k, k + w.length]);
+    } else return null;
   }
-  if (errors.length > 0) {
-    for (const { node, match } of found) {
-      const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
-      if (inner.length === 0) continue;
-      const op = job.ops[match.op]!;
-      const caps = Object.entries(op.all ?? op.captures)
-        .map(([name, multi]) => captureRange(node, name, multi))
-        .filter((c): c is [number, number] => c !== null);
-      if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
-    }
-  }
-  return { matches: found.map((f) => f.match), errors };
+  return hits;
+}
+
+/** The statements to parse instead of the whole text, or null for a whole parse. */
+function regionsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | null {
+  const hits = hitsOf(text, spec);
+  if (!hits || hits.length === 0) return null;
+  const boundaries = statementBoundaries(text);
+  if (!boundaries) return null;
+  return regionsFor(boundaries, text.length, hits);
 }
 
 /** Whether any match rests on a misparse (see matchText). */

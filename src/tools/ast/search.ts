@@ -38,6 +38,8 @@ export interface SearchOutcome {
   results: FileResult[];
   skipped: Array<{ path: string; reason: SkipReason; message?: string }>;
   filesSearched: number;
+  /** The prefilter per language (also drives region parsing; the rebase reuses it). */
+  prefilter: Record<string, PrefilterSpec>;
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
@@ -136,7 +138,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
     else filesSearched++;
   }
-  return { napi, discovery, langOf, langs, results, skipped, filesSearched };
+  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter };
 }
 
 /** Capture names of a pattern (name → multi), for ast_grep's meta display. */
