@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { InputError } from "../errors.js";
-import { parseYaml } from "../recipe/yaml.js";
+import { locate, parseYaml } from "../recipe/yaml.js";
 
 /**
  * `--approvals FILE`: a YAML list of fingerprints, or of `{ fingerprint, by }` objects.
@@ -11,7 +11,8 @@ export async function loadApprovalsFile(file: string): Promise<Map<string, strin
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new InputError(`${file}: cannot read approvals (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${file}: cannot read approvals (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
   }
   const { located, issues } = parseYaml(file, text);
   if (!located) throw new InputError(issues);
@@ -24,7 +25,7 @@ export async function loadApprovalsFile(file: string): Promise<Map<string, strin
       const by = (item as { by?: unknown }).by;
       out.set((item as { fingerprint: string }).fingerprint, typeof by === "string" ? by : "approvals file");
     } else {
-      throw new InputError([{ file, path: `[${i}]`, message: "Expected a fingerprint string or { fingerprint, by }" }]);
+      throw new InputError([{ file, ...locate(located, [i]), path: `[${i}]`, message: "Expected a fingerprint string or { fingerprint, by }" }]);
     }
   });
   return out;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
-import { parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
+import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
 import type { PendingAction } from "../session/types.js";
 import { checkGlob, globMatcher } from "../workspace/glob.js";
 import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
@@ -66,7 +66,7 @@ export function parsePolicy(text: string, displayName: string, abs?: string): Po
   const globIssues: Issue[] = [];
   const checked = (glob: string, at: (string | number)[]): string => {
     const problem = checkGlob(glob);
-    if (problem) globIssues.push({ file: displayName, ...locate(located, at), path: at.join("."), message: `Invalid glob "${glob}": ${problem}` });
+    if (problem) globIssues.push({ file: displayName, ...locate(located, at), path: formatPath(at), message: `Invalid glob "${glob}": ${problem}` });
     return glob;
   };
   const rules = (raw.rules ?? []).map((rule, index) => {

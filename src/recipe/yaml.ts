@@ -16,7 +16,7 @@ const MAX_ALIAS_COUNT = 1000;
 /** Parses YAML strictly (duplicate keys are errors, alias bombs refused); issues carry positions. */
 export function parseYaml(file: string, text: string): { located?: LocatedDocument; issues: Issue[] } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, strict: true });
   const issues: Issue[] = [];
   for (const err of doc.errors) {
     const pos = err.linePos?.[0];
@@ -93,6 +93,7 @@ export function schemaIssues(located: LocatedDocument, schema: TSchema, value: u
     if (message === "Expected required property") {
       message = `Missing required key "${String(rel[rel.length - 1])}"`;
     }
+    if (message === "Expected union value") message = unionMessage(err.schema) ?? message;
     const pathText = formatPath(path);
     const key = `${pathText}|${message}`;
     if (seen.has(pathText) || seen.has(key)) continue;
@@ -104,4 +105,11 @@ export function schemaIssues(located: LocatedDocument, schema: TSchema, value: u
     path = [];
   }
   return issues;
+}
+
+/** `Expected one of: a, b, c` for a union of literals (TypeBox only says "Expected union value"). */
+function unionMessage(schema: TSchema): string | undefined {
+  const variants = (schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+  if (!variants || !variants.every((v) => v.const !== undefined)) return undefined;
+  return `Expected one of: ${variants.map((v) => JSON.stringify(v.const)).join(", ")}`;
 }
