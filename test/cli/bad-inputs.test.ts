@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { testdir, tollgate } from "../helpers/testdir.js";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tollgate } from "../helpers/testdir.js";
 
 // Every bad input gets one clear message (file:line:col where there is one), exit 2, no stack
 // trace, and nothing runs. `stderr` is the exact, complete stderr.
@@ -94,14 +96,25 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
 ];
 
 describe("bad inputs: exact message, exit 2, no stack trace, nothing runs", () => {
-  it.concurrent.each(CASES)("%s", async (_name, args, stderr) => {
-    const dir = await testdir(FILES);
-    const r = await tollgate(args[0] === "run" ? [...args, "--report", "report.json"] : args, { cwd: dir });
+  // One shared, read-only project (testdir's cleanup hook is per test, which concurrent tests confuse).
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "tollgate-bad-"));
+    for (const [name, content] of Object.entries(FILES)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), content);
+    }
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it.concurrent.each(CASES.map((c, i) => [...c, i] as const))("%s", async (_name, args, stderr, i) => {
+    const reportFile = `report-${i}.json`;
+    const r = await tollgate(args[0] === "run" ? [...args, "--report", reportFile] : args, { cwd: dir });
     expect(r.stderr).toBe(stderr);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
-    expect(existsSync(path.join(dir, "report.json"))).toBe(false); // exit 2: nothing ran, no report
+    expect(existsSync(path.join(dir, reportFile))).toBe(false); // exit 2: nothing ran, no report
   });
 
   it("the table covers at least 25 distinct bad inputs", () => {
