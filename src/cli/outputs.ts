@@ -29,6 +29,14 @@ export async function writeOutputs(report: Report, args: OutputArgs, log: (line:
     await writeFileAtomicText(args.summary, renderSummary(report, args.report ? { reportPath: args.report } : {}));
   }
   if (args.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (args.format === "github" || process.env.GITHUB_ACTIONS === "true") {
+    const { writeGithub } = await import("../github/index.js");
+    await writeGithub(report, {
+      env: process.env,
+      ...(args.format === "github" ? { stdout: process.stdout } : {}),
+      ...(args.report ? { reportPath: args.report } : {}),
+    });
+  }
 }
 
 function readCurrent(file: string): string | null {

@@ -1,0 +1,93 @@
+import type { Outcome, OutcomeRecord, Report } from "../report/types.js";
+import { command } from "./escape.js";
+
+export type AnnotationKind = "notice" | "warning" | "error";
+
+/** notice: applied; error: failed, stale or blocked; warning: left unapplied. */
+export function kindOf(outcome: Outcome): AnnotationKind {
+  if (outcome === "applied") return "notice";
+  if (outcome === "failed" || outcome === "stale" || outcome === "blocked") return "error";
+  return "warning";
+}
+
+/**
+ * First changed line of each file section of a git-style diff, in section order: the line in
+ * the new text for applied changes (where the change now is), else in the current text.
+ */
+export function firstChangedLines(diff: string, applied: boolean): number[] {
+  const lines: number[] = [];
+  let state: "header" | "hunk" | "done" = "done";
+  let oldLine = 0;
+  let newLine = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("diff --git ")) {
+      state = "header";
+      continue;
+    }
+    if (state === "header") {
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+      if (m) {
+        oldLine = Number(m[1]);
+        newLine = Number(m[2]);
+        state = "hunk";
+      }
+      continue;
+    }
+    if (state !== "hunk") continue;
+    if (line.startsWith("+") || line.startsWith("-")) {
+      // A created file has old start 0, a deleted one new start 0: use the side that exists.
+      const useNew = (applied && newLine > 0) || oldLine === 0;
+      lines.push(Math.max(1, useNew ? newLine : oldLine));
+      state = "done";
+    } else if (line.startsWith(" ")) {
+      oldLine++;
+      newLine++;
+    }
+  }
+  return lines;
+}
+
+export interface Annotation {
+  kind: AnnotationKind;
+  file?: string;
+  line?: number;
+  title: string;
+  message: string;
+}
+
+/** One annotation per changed file of every outcome (one without a file for opaque actions). */
+export function annotationsOf(o: OutcomeRecord): Annotation[] {
+  const kind = kindOf(o.outcome);
+  const title = `tollgate: ${o.outcome}`;
+  const message = `${o.label} (${o.id}): ${o.error ?? o.reason}`;
+  if (o.files.length === 0) return [{ kind, title, message }];
+  const lines = firstChangedLines(o.diff, o.outcome === "applied");
+  return o.files.map((f, i) => ({ kind, file: f.path, line: lines.length === o.files.length ? lines[i]! : 1, title, message }));
+}
+
+/**
+ * The annotation lines for a report: at most `perKind` of each kind. GitHub drops anything past
+ * 10 per kind per step, so when some are left out the last notice slot points to the summary.
+ */
+export function renderAnnotations(report: Report, options: { perKind?: number; prefix?: string } = {}): string[] {
+  const perKind = options.perKind ?? 10;
+  const all = report.outcomes.flatMap(annotationsOf);
+  const total = { notice: 0, warning: 0, error: 0 };
+  for (const a of all) total[a.kind]++;
+  const overflow = (k: AnnotationKind) => Math.max(0, total[k] - perKind);
+  const some = overflow("notice") + overflow("warning") + overflow("error") > 0;
+  const cap = { notice: some ? perKind - 1 : perKind, warning: perKind, error: perKind };
+  const shown = { notice: 0, warning: 0, error: 0 };
+  const out: string[] = [];
+  for (const a of all) {
+    if (shown[a.kind] >= cap[a.kind]) continue;
+    shown[a.kind]++;
+    const file = a.file === undefined ? undefined : options.prefix ? `${options.prefix}${a.file}` : a.file;
+    out.push(command(a.kind, { file, line: a.line, title: a.title }, a.message));
+  }
+  const left = all.length - out.length;
+  if (left > 0) {
+    out.push(command("notice", { title: "tollgate" }, `${left} more annotation${left === 1 ? "" : "s"} in the job summary and the JSON report`));
+  }
+  return out;
+}
