@@ -71,7 +71,7 @@ describe("GitHub Actions integration (real CLI, real ast_edit)", () => {
     expect(log.endsWith("::TOKEN::\n::endgroup::\n")).toBe(true);
     // The injected line only ever appears while commands are stopped.
     const fenced = log.split("::stop-commands::TOKEN\n").slice(1).map((part) => part.split("::TOKEN::\n")[0]).join("");
-    expect(fenced).toContain("+// ::error::injected from a file");
+    expect(fenced).toContain(" // ::error::injected from a file");
     expect(log.replace(fenced, "")).not.toContain("injected");
     const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
     expect(await readFile(path.join(dir, "output.txt"), "utf8")).toBe(
