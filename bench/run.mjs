@@ -146,8 +146,20 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
   const r = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", report], ws);
   const rep = JSON.parse(readFileSync(report, "utf8"));
   const d = rep.steps[0].details;
-  results.matches = { astGrep: { matches: matches.length, files: sgFiles }, tollgate: { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, exit: r.status } };
-  log(`matches: ast-grep ${matches.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched}) ${matches.length === d.totalReplacements && sgFiles === d.filesTouched ? "✓ same" : "✗ DIFFERENT"}`);
+  const key = (file, line, col) => `${file.replace(/^src\//, "")}:${line}:${col}`;
+  const tgKeys = new Set((d.changes ?? []).map((c) => key(c.path, c.line, c.col)));
+  const sgKeys = matches.map((m) => key(m.file, m.range.start.line + 1, m.range.start.column + 1));
+  const missing = sgKeys.filter((k) => !tgKeys.has(k));
+  const extra = [...tgKeys].filter((k) => !sgKeys.includes(k));
+  results.matches = {
+    astGrep: { matches: matches.length, files: sgFiles },
+    tollgate: { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, exit: r.status },
+    missingFromTollgate: missing,
+    extraInTollgate: extra,
+  };
+  log(`matches: ast-grep ${matches.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched})`);
+  log(missing.length === 0 ? "  every ast-grep match is found by tollgate ✓" : `  ✗ ast-grep matches tollgate misses: ${missing.join(", ")}`);
+  if (extra.length > 0) log(`  tollgate also finds ${extra.length} match(es) the CLI's whole-file parse loses to grammar error recovery: ${extra.join(", ")}`);
   rmSync(ws, { recursive: true, force: true });
 }
 

@@ -55,6 +55,8 @@ export function describeSkip(reason: SkipReason, maxFileBytes: number, message?:
   return SKIP_TEXT[reason];
 }
 
+const CHECKED_LANGS = new Set(["TypeScript", "Tsx", "JavaScript", "python", "go", "rust"]);
+
 /** Checks a pattern compiles for a language; throws a clear ToolError otherwise. */
 export function validatePattern(napi: Napi, lang: string, pat: string, sel: string | undefined): void {
   const name = langById(lang).name;
@@ -64,13 +66,17 @@ export function validatePattern(napi: Napi, lang: string, pat: string, sel: stri
     const msg = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim();
     throw new ToolError(`Invalid pattern for ${name}: ${pat}: ${msg}`);
   }
-  if (sel) return;
+  // Only where a metavariable is itself valid syntax (an identifier) does an ERROR node in the
+  // parsed pattern mean the pattern is broken; in CSS, HTML and JSON `$A` is never valid.
+  if (sel || !CHECKED_LANGS.has(lang)) return;
   const expando = expandoChar(lang);
   const source = expando === "$" ? pat : pat.replace(/\$(?=\$*[A-Z_])/g, expando);
   const error = napi.parse(lang as never, source).root().find({ rule: { kind: "ERROR" } } as never);
   if (error) {
     const r = error.range();
-    throw new ToolError(`Invalid pattern for ${name}: ${pat}: syntax error at ${r.start.line + 1}:${r.start.column + 1} (${JSON.stringify(error.text().slice(0, 40))})`);
+    throw new ToolError(
+      `Invalid pattern for ${name}: ${pat}: it does not parse (syntax error at ${r.start.line + 1}:${r.start.column + 1}, ${JSON.stringify(error.text().slice(0, 40))}); write a complete ${name} node, or give the surrounding code as the pattern and pick the node with \`sel\``,
+    );
   }
 }
 
