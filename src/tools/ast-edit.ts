@@ -78,6 +78,11 @@ function validate(params: AstEditParams): { limit: number | undefined } {
   return { limit };
 }
 
+/** Texts in details are clipped (the full change is in the action's diff). */
+function clip(text: string, max = 2000): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 function rangeText(file: string, index: LineIndex, start: number, end: number): string {
   const a = index.pos(start);
   const b = index.pos(end);
@@ -242,7 +247,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           const ref = `${String(a.line).padStart(width)}:${a.col}`;
           lines.push(`-${ref} ${cut(m.matched)}`);
           lines.push(`+${ref} ${cut(m.replacement)}`);
-          changeDetails.push({ path: plan.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, matched: m.matched, replacement: m.replacement, nested: m.depth > 0 });
+          changeDetails.push({ path: plan.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, matched: clip(m.matched), replacement: clip(m.replacement), nested: m.depth > 0 });
         }
       };
       if (discovery.singleFile) {

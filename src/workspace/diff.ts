@@ -9,7 +9,23 @@ export function changeKind(change: Pick<FileChange, "before" | "after">): Change
   return "modified";
 }
 
-function patchOf(change: Pick<FileChange, "path" | "before" | "after">) {
+type Patch = ReturnType<typeof structuredPatch> & { isGit: true; isCreate: boolean; isDelete: boolean };
+
+/**
+ * The last patch computed for a change object, reused while its path and texts are the same
+ * (the runner asks for the diff and the line stats of the same change: one diff, not two).
+ */
+const memo = new WeakMap<object, { path: string; before: string | null; after: string | null; patch: Patch }>();
+
+function patchOf(change: Pick<FileChange, "path" | "before" | "after">): Patch {
+  const hit = memo.get(change);
+  if (hit && hit.path === change.path && hit.before === change.before && hit.after === change.after) return hit.patch;
+  const patch = computePatch(change);
+  memo.set(change, { path: change.path, before: change.before, after: change.after, patch });
+  return patch;
+}
+
+function computePatch(change: Pick<FileChange, "path" | "before" | "after">): Patch {
   const kind = changeKind(change);
   const oldName = kind === "created" ? "/dev/null" : `a/${change.path}`;
   const newName = kind === "deleted" ? "/dev/null" : `b/${change.path}`;
