@@ -80,12 +80,19 @@ function makeWorkspace(src, copies = 1) {
 // ---------------------------------------------------------------- measuring
 /** Runs a command; returns wall ms, peak RSS (KiB, via /usr/bin/time) and output. */
 function measure(cmd, args, cwd) {
-  const full = TIME_BIN ? [TIME_BIN, ["-f", "__TG_RSS__ %M", cmd, ...args]] : [cmd, args];
+  const full = TIME_BIN ? [TIME_BIN, ["-f", "__TG_RSS__ %M %U %S", cmd, ...args]] : [cmd, args];
   const t0 = performance.now();
   const r = spawnSync(full[0], full[1], { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, CI: "true", NO_COLOR: "1" } });
   const ms = performance.now() - t0;
-  const m = /__TG_RSS__ (\d+)/.exec(r.stderr ?? "");
-  return { ms, rssKiB: m ? Number(m[1]) : undefined, status: r.status, stdout: r.stdout, stderr: (r.stderr ?? "").replace(/__TG_RSS__ \d+\n?/, "") };
+  const m = /__TG_RSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? "");
+  return {
+    ms,
+    rssKiB: m ? Number(m[1]) : undefined,
+    cpuMs: m ? (Number(m[2]) + Number(m[3])) * 1000 : undefined,
+    status: r.status,
+    stdout: r.stdout,
+    stderr: (r.stderr ?? "").replace(/__TG_RSS__ [\d. ]+\n?/, ""),
+  };
 }
 
 const median = (xs) => {
@@ -170,6 +177,8 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
   const tgT = [];
   const sgR = [];
   const tgR = [];
+  const sgC = [];
+  const tgC = [];
   for (let i = 0; i < RUNS; i++) {
     const a = measure(sg, sgArgs, ws);
     const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
@@ -177,9 +186,11 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
     sgT.push(a.ms);
     tgT.push(b.ms);
     sgR.push(a.rssKiB);
+    sgC.push(a.cpuMs);
     tgR.push(b.rssKiB);
+    tgC.push(b.cpuMs);
   }
-  results.dryRun = { astGrepMs: median(sgT), tollgateMs: median(tgT), ratio: median(tgT) / median(sgT), astGrepPeakRssKiB: max(sgR), tollgatePeakRssKiB: max(tgR), samples: { astGrep: sgT, tollgate: tgT } };
+  results.dryRun = { astGrepMs: median(sgT), tollgateMs: median(tgT), ratio: median(tgT) / median(sgT), astGrepPeakRssKiB: max(sgR), tollgatePeakRssKiB: max(tgR), astGrepCpuMs: median(sgC), tollgateCpuMs: median(tgC), samples: { astGrep: sgT, tollgate: tgT } };
   rmSync(ws, { recursive: true, force: true });
 }
 
@@ -189,6 +200,8 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
   const tgT = [];
   const sgR = [];
   const tgR = [];
+  const sgC = [];
+  const tgC = [];
   let sgApplied;
   let tgRemaining;
   let sgRemaining;
@@ -206,7 +219,9 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
     sgT.push(a.ms);
     tgT.push(b.ms);
     sgR.push(a.rssKiB);
+    sgC.push(a.cpuMs);
     tgR.push(b.rssKiB);
+    tgC.push(b.cpuMs);
   }
   results.apply = {
     astGrepMs: median(sgT),
@@ -214,6 +229,8 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
     ratio: median(tgT) / median(sgT),
     astGrepPeakRssKiB: max(sgR),
     tollgatePeakRssKiB: max(tgR),
+    astGrepCpuMs: median(sgC),
+    tollgateCpuMs: median(tgC),
     astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied),
     remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining },
     samples: { astGrep: sgT, tollgate: tgT },
@@ -227,6 +244,8 @@ if (process.env.BENCH_SKIP_10X !== "1") {
   const tgT = [];
   const sgR = [];
   const tgR = [];
+  const sgC = [];
+  const tgC = [];
   const runs = Math.max(1, Math.min(RUNS, 3));
   for (let i = 0; i < runs; i++) {
     const a = measure(sg, sgArgs, ws);
@@ -235,7 +254,9 @@ if (process.env.BENCH_SKIP_10X !== "1") {
     sgT.push(a.ms);
     tgT.push(b.ms);
     sgR.push(a.rssKiB);
+    sgC.push(a.cpuMs);
     tgR.push(b.rssKiB);
+    tgC.push(b.cpuMs);
   }
   const rep = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8"));
   results.tenX = {
@@ -245,6 +266,8 @@ if (process.env.BENCH_SKIP_10X !== "1") {
     tollgateGrowth: median(tgT) / results.dryRun.tollgateMs,
     astGrepPeakRssKiB: max(sgR),
     tollgatePeakRssKiB: max(tgR),
+    astGrepCpuMs: median(sgC),
+    tollgateCpuMs: median(tgC),
     replacements: rep.steps[0].details.totalReplacements,
     samples: { astGrep: sgT, tollgate: tgT },
   };
@@ -278,6 +301,8 @@ log("");
 log(`peak RSS: dry-run ${fmtMiB(results.dryRun.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.dryRun.astGrepPeakRssKiB)}), apply ${fmtMiB(results.apply.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.apply.astGrepPeakRssKiB)}) — target < 300 MiB: ${ok(Math.max(results.dryRun.tollgatePeakRssKiB ?? 0, results.apply.tollgatePeakRssKiB ?? 0) < 300 * 1024)}`);
 if (results.tenX) log(`peak RSS at 10×: ${fmtMiB(results.tenX.tollgatePeakRssKiB)} (ast-grep ${fmtMiB(results.tenX.astGrepPeakRssKiB)}) — target < 600 MiB: ${ok((results.tenX.tollgatePeakRssKiB ?? 0) < 600 * 1024)}; 10× replacements ${results.tenX.replacements}`);
 log(`apply: ast-grep applied ${results.apply.astGrepApplied} (left ${results.apply.remainingEffectMapCalls.astGrep} "Effect.map(" in the tree), tollgate left ${results.apply.remainingEffectMapCalls.tollgate}`);
+const cpu = (r) => (r && r.astGrepCpuMs !== undefined ? `${fmtMs(r.astGrepCpuMs)} vs ${fmtMs(r.tollgateCpuMs)} (${(r.tollgateCpuMs / r.astGrepCpuMs).toFixed(2)})` : "n/a");
+log(`CPU time (user+sys, median) ast-grep vs tollgate: dry-run ${cpu(results.dryRun)}; apply ${cpu(results.apply)}${results.tenX ? `; 10× ${cpu(results.tenX)}` : ""}`);
 log(`load average at start ${results.loadavgAtStart.map((x) => x.toFixed(1)).join(" ")}, at end ${results.loadavgAtEnd.map((x) => x.toFixed(1)).join(" ")}`);
 writeFileSync(path.join(CORPUS_DIR, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 log(`\nwritten: ${path.relative(ROOT, path.join(CORPUS_DIR, "results.json"))}`);

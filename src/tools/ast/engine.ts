@@ -8,7 +8,7 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { Napi } from "./langs.js";
 import { ensureLanguages } from "./langs.js";
-import { compilePrefilter, type PrefilterSpec } from "./pattern.js";
+import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
 import { regionsFor, statementBoundaries } from "./regions.js";
 import type { RawMatch } from "./rewrite.js";
 
@@ -165,14 +165,14 @@ export function matchesTouchErrors(matches: readonly RawMatch[], _errors?: unkno
 }
 
 export class FileProcessor {
-  readonly #filters = new Map<string, ((latin1: string) => boolean) | null>();
+  readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
   constructor(
     readonly napi: Napi,
     readonly job: EngineJob,
   ) {}
 
-  #filter(lang: string): ((latin1: string) => boolean) | null {
-    if (!this.#filters.has(lang)) this.#filters.set(lang, compilePrefilter(this.job.prefilter[lang] ?? null));
+  #filter(lang: string): ((bytes: Buffer) => boolean) | null {
+    if (!this.#filters.has(lang)) this.#filters.set(lang, compileBytePrefilter(this.job.prefilter[lang] ?? null));
     return this.#filters.get(lang)!;
   }
 
@@ -187,7 +187,7 @@ export class FileProcessor {
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
     const filter = this.#filter(file.lang);
-    if (filter && !filter(bytes.toString("latin1"))) return { rel: file.rel, status: "searched" };
+    if (filter && !filter(bytes)) return { rel: file.rel, status: "searched" };
     const text = decoder.decode(bytes);
     const { matches, errors } = matchText(this.napi, file.lang, text, this.job);
     if (matches.length === 0) return { rel: file.rel, status: "searched" };

@@ -176,3 +176,19 @@ export function compilePrefilter(spec: PrefilterSpec): ((latin1: string) => bool
   const compiled = spec.map((r) => ({ words: r.words, runs: r.runs.map((s) => new RegExp(s)) }));
   return (text) => compiled.some((r) => r.words.every((w) => text.includes(w)) && r.runs.every((re) => re.test(text)));
 }
+
+/**
+ * The same filter on raw UTF-8 bytes: the words are checked on the buffer itself (no string is
+ * made for files lacking them), the runs on a latin1 view of the survivors only.
+ */
+export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => boolean) | null {
+  if (spec === null) return null;
+  const compiled = spec.map((r) => ({ words: r.words.map((w) => Buffer.from(w, "latin1")), runs: r.runs.map((s) => new RegExp(s)) }));
+  return (bytes) =>
+    compiled.some((r) => {
+      if (!r.words.every((w) => bytes.includes(w))) return false;
+      if (r.runs.length === 0) return true;
+      const text = bytes.toString("latin1");
+      return r.runs.every((re) => re.test(text));
+    });
+}

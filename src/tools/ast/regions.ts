@@ -217,7 +217,8 @@ export function statementBoundaries(text: string): number[] | null {
     if (isIdent(c)) {
       const s = i;
       while (i < n && isIdent(text.charCodeAt(i))) i++;
-      setSig(text.charCodeAt(i - 1), text.slice(s, i));
+      // Only keywords matter, and none is longer than 10 characters: spare the allocation.
+      setSig(text.charCodeAt(i - 1), i - s <= 10 ? text.slice(s, i) : "#");
       continue;
     }
     setSig(c, "");
