@@ -87,3 +87,15 @@ export function buildReport(input: ReportInput): Report {
     exitCode: summary.exitCode,
   };
 }
+
+/**
+ * The report of a run that could not start (workspace locked, unrecovered journal): no steps, no
+ * outcomes, `run.error` says why, exit 3. `--report` is promised for exit 3 too.
+ */
+export function failedStartReport(input: Omit<ReportInput, "steps" | "outcomes" | "interrupted" | "git">, error: string): Report {
+  const report = buildReport({ ...input, steps: [], outcomes: [], interrupted: false, git: { head: null, dirty: null } });
+  report.run.error = error;
+  report.summary.exitCode = 3;
+  report.exitCode = 3;
+  return report;
+}

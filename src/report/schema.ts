@@ -144,6 +144,7 @@ export const RunInfoSchema = Type.Object(
     startedAt: Type.String({ description: "ISO 8601 date-time (UTC)", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$" }),
     durationMs: Type.Number({ minimum: 0 }),
     interrupted: Type.Boolean(),
+    error: Type.Optional(Type.String({ description: "Why the run could not start (then there are no steps)" })),
     atomic: Type.Optional(
       Type.Object(
         { rolledBack: Type.Boolean(), files: Type.Array(Type.String()), error: Nullable(Type.String()) },

@@ -1,5 +1,6 @@
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { execa } from "execa";
@@ -103,5 +104,21 @@ export default (pi) => [
     expect(rep.outcomes.map((o) => [o.id, o.action, o.outcome, o.reason])).toEqual([["0-stage#1", "discard", "discarded", "interrupted"]]);
     expect(await read(dir, "a.txt")).toBe("hello\n");
     await writeFile(path.join(dir, "started"), "");
+  });
+
+  it("a workspace locked by another run: exit 3 with a clear error, and the report is still written", async () => {
+    const dir = await testdir({
+      "a.txt": "hello\n",
+      "recipe.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: a.txt, content: x }\n",
+      ".tollgate/lock": JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), command: "tollgate run" }),
+    });
+    const r = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("lock");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const rep = await reportOf(dir);
+    expect(rep).toMatchObject({ exitCode: 3, steps: [], outcomes: [], summary: { exitCode: 3 } });
+    expect(rep.run.error).toBe(r.stderr.trim().split("\n").at(-1));
+    expect(await read(dir, "a.txt")).toBe("hello\n");
   });
 });

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
-import { InputError } from "../../errors.js";
+import { InputError, TollgateError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
 import type { RunOptions } from "../../runner/run.js";
@@ -150,6 +150,7 @@ export async function executeWithOutputs(
       },
       beforePrompt: reporter.pause,
     });
+    const started = Date.now();
     const result = await executeRun(prepared, {
       ...options,
       signal: AbortSignal.any(signals),
@@ -158,6 +159,16 @@ export async function executeWithOutputs(
       onStepEnd: reporter.stepEnd,
       onOutcome: reporter.outcome,
       onProgress: reporter.progress,
+    }).catch(async (err: unknown) => {
+      // A run that cannot start (lock held, unrecovered journal) still leaves a report (exit 3).
+      if (!(err instanceof TollgateError) || err.exitCode !== 3 || !args.report) throw err;
+      const { failedStartReport } = await import("../../report/build.js");
+      const report = failedStartReport(
+        { recipe: prepared.recipe, policy: prepared.policy, options, startedAt: started, durationMs: Date.now() - started },
+        err.message,
+      );
+      await writeOutputs(report, { report: args.report });
+      throw err;
     });
     const report = finish ? await finish(result.report) : result.report;
     reporter.done(report);
