@@ -42,6 +42,10 @@ describe("JSON Schemas (schema/*.schema.json)", () => {
       // (execa strips the final newline)
       expect(`${r.stdout}\n`).toBe(await readFile(path.join(REPO_ROOT, "schema", `${which}.schema.json`), "utf8"));
     }
+    const tools = await tollgate(["tools", "--json"], { cwd: dir });
+    expect(tools.code).toBe(0);
+    const astEdit = (JSON.parse(tools.stdout) as Array<{ name: string; deferrable: boolean; parameters: { required?: string[] } }>).find((t) => t.name === "ast_edit");
+    expect(astEdit).toMatchObject({ deferrable: true, parameters: { required: ["ops"] } });
     const bad = await tollgate(["schema", "nope"], { cwd: dir });
     expect(bad.code).toBe(2);
     const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8"));

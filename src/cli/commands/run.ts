@@ -100,11 +100,15 @@ export function runCommand(setExit: (code: number) => void): CommandModule<objec
     command: "run [positionals..]",
     describe: "Run a recipe: stage, decide by policy, apply, report",
     builder: (y) =>
-      runFlags(y).positional("positionals", {
-        type: "string",
-        array: true,
-        describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
-      }) as never,
+      runFlags(y)
+        .usage("$0 run <recipe> [files..] [options]\n\nRun a recipe: stage, decide by policy, apply, report")
+        .positional("positionals", {
+          type: "string",
+          array: true,
+          describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
+        })
+        .example("$0 run codemod.yaml --policy policy.yaml --report report.json", "apply as the policy decides")
+        .example("$0 run codemod.yaml --check --patch changes.patch", "CI gate: exit 1 if anything would change") as never,
     handler: async (args) => {
       const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "run");
       setExit(await executeWithOutputs(options, args));
