@@ -1,4 +1,5 @@
 import type { ApprovalAnswer, Approver } from "../runner/resolution.js";
+import type { PendingAction } from "../session/types.js";
 import { colorDiff, safeText, type Colors } from "./output.js";
 
 /** Interactive only with a person at both ends: stdin and stderr TTYs, and neither CI nor PRE_COMMIT set. */
@@ -26,12 +27,12 @@ const KEYS: readonly ApprovalAnswer[] = ["y", "n", "a", "d", "q"];
 export function interactiveApprover(
   env: NodeJS.ProcessEnv,
   c: Colors,
-  options: { io?: PromptIO; onInterrupt?: () => void; beforePrompt?: () => void } = {},
+  options: { io?: PromptIO; onInterrupt?: () => void; beforePrompt?: (action: PendingAction) => void } = {},
 ): Approver | undefined {
   const io = options.io ?? defaultIO();
   if (!canPrompt(env, io)) return undefined;
   return async (action, info) => {
-    options.beforePrompt?.();
+    options.beforePrompt?.(action);
     const out = io.output;
     out.write(`\n${c.bold(safeText(action.label))} ${c.dim(`(${action.meta?.id ?? "?"}, ${action.sourceToolName})`)}\n`);
     out.write(info.diff ? colorDiff(info.diff, c) : `${c.dim("(no file diff: an opaque action)")}\n`);

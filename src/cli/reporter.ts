@@ -12,6 +12,8 @@ export interface ReporterOptions {
   showDiffs: boolean;
   /** Cap on diff lines printed per action. */
   maxDiffLines?: number;
+  /** Ids whose diff the approval prompt already showed (not printed twice). */
+  shown?: ReadonlySet<string>;
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -65,7 +67,7 @@ export function createReporter(opts: ReporterOptions) {
       const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
       write(`  ${colour(safeText(line))} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
       write(`    ${c.dim(firstLine(o.error ?? o.reason))}`);
-      if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff) {
+      if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff && !opts.shown?.has(o.id)) {
         stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
       }
     },

@@ -49,6 +49,8 @@ describe("interactive approval prompt (real pseudo-terminal)", () => {
     const r = await underPty(dir, ["run", "r.yaml", "--policy", "p.yaml", "--report", "rep.json"], ["y", "n", "d"]);
     expect(r.prompts).toBe(3);
     expect(r.screen).toContain("\x1b[32m+export const c = Effect.andThen(z, h);");
+    // the diff left pending was shown at the prompt, and is not printed a second time
+    expect(r.screen.split("+export const b = Effect.andThen(y, g);").length - 1).toBe(1);
     expect(r.code).toBe(1);
     const rep = await report(dir);
     expect(rep.outcomes.map((o: { id: string; outcome: string; approval: unknown }) => [o.id, o.outcome, o.approval])).toEqual([

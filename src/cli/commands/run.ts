@@ -132,7 +132,8 @@ export async function executeWithOutputs(
   const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
   const c = colors(colorEnabled(process.stderr, args.color, env));
   const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
-  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text" });
+  const shownAtPrompt = new Set<string>();
+  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   const prepared = await prepareRun(options);
   const { handleInterrupts } = await import("../../workspace/interrupt.js");
@@ -152,7 +153,10 @@ export async function executeWithOutputs(
         process.stderr.write("\ntollgate: interrupted at the prompt; applying nothing more\n");
         atPrompt.abort();
       },
-      beforePrompt: reporter.pause,
+      beforePrompt: (action) => {
+        reporter.pause();
+        if (action.meta) shownAtPrompt.add(action.meta.id);
+      },
     });
     const started = Date.now();
     const result = await executeRun(prepared, {
