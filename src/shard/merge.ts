@@ -1,4 +1,7 @@
+import { applyPatch, parsePatch } from "diff";
 import { InputError } from "../errors.js";
+import type { Preview } from "../report/patch.js";
+import { sha256 } from "../workspace/text.js";
 import { summarize } from "../report/build.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 
@@ -121,4 +124,29 @@ export function mergeReports(inputs: ShardReport[]): Report & { merged: MergeInf
       missingShards,
     },
   };
+}
+
+/**
+ * Unapplied previews of a merged report, rebuilt from its diffs against the files on disk (the
+ * shard reports hold diffs, not whole texts), so `merge-reports --patch` writes one patch. A
+ * file that is not as the shard saw it (sha256 differs) is left out and returned in `skipped`.
+ */
+export function rebuildPreviews(report: Report, read: (path: string) => string | null): { previews: Preview[]; skipped: string[] } {
+  const previews: Preview[] = [];
+  const skipped: string[] = [];
+  for (const o of report.outcomes) {
+    if (o.outcome !== "dry-run" && o.outcome !== "pending-approval") continue;
+    const patches = parsePatch(o.diff);
+    const changes: Preview["changes"][number][] = [];
+    o.files.forEach((f, i) => {
+      const before = read(f.path);
+      const patch = patches[i];
+      const ok = (before === null ? null : sha256(before)) === f.beforeSha256 && patch !== undefined;
+      const after = !ok ? false : f.change === "deleted" ? null : applyPatch(before ?? "", patch);
+      if (after === false) skipped.push(f.path);
+      else changes.push({ path: f.path, before, after });
+    });
+    if (changes.length > 0) previews.push({ id: o.id, changes });
+  }
+  return { previews, skipped };
 }

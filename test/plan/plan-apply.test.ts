@@ -40,10 +40,11 @@ const read = (dir: string, f: string) => readFile(path.join(dir, f), "utf8");
 describe("tollgate plan / apply (SPEC 6.3)", () => {
   it("plan writes nothing and records fingerprints, hashes, vars and what the policy would decide", async () => {
     const dir = await project();
-    const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--var", "second=c.txt", "--out", "out/plan.json"], { cwd: dir });
+    const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--var", "second=c.txt", "--out", "out/plan.json", "--patch", "plan.patch"], { cwd: dir });
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(0);
     expect(await read(dir, "c.txt")).toBe("gamma\n");
+    expect(await read(dir, "plan.patch")).toContain("-gamma\n+GAMMA\n");
     const plan = await json(path.join(dir, "out/plan.json"));
     expect(plan.schemaVersion).toBe(1);
     expect(plan.run.command).toBe("plan");

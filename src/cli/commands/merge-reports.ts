@@ -5,6 +5,7 @@ import type { OutputArgs } from "../outputs.js";
 
 interface MergeArgs extends OutputArgs {
   reports: string[];
+  cwd?: string;
 }
 
 /** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard reports. */
@@ -18,9 +19,16 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("report", { type: "string", describe: "Write the merged JSON report to FILE" })
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+        .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .)" })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
     handler: async (args) => {
-      const [{ asReport, mergeReports }, { writeOutputs }] = await Promise.all([import("../../shard/merge.js"), import("../outputs.js")]);
+      const [{ asReport, mergeReports, rebuildPreviews }, { writeOutputs }, { attachPreviews }, { existsSync, readFileSync }, path] = await Promise.all([
+        import("../../shard/merge.js"),
+        import("../outputs.js"),
+        import("../../report/patch.js"),
+        import("node:fs"),
+        import("node:path"),
+      ]);
       const inputs = [];
       for (const file of args.reports.map(String)) {
         let data: unknown;
@@ -33,6 +41,20 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         inputs.push({ file, report: asReport(file, data) });
       }
       const merged = mergeReports(inputs);
+      const root = args.cwd !== undefined ? path.resolve(args.cwd) : existsSync(merged.run.cwd) ? merged.run.cwd : process.cwd();
+      merged.run.cwd = root;
+      if (args.patch) {
+        const read = (p: string) => {
+          try {
+            return readFileSync(path.join(root, p), "utf8");
+          } catch {
+            return null;
+          }
+        };
+        const { previews, skipped } = rebuildPreviews(merged, read);
+        for (const p of skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
+        attachPreviews(merged, previews);
+      }
       if (merged.merged.missingShards.length > 0) {
         process.stderr.write(`tollgate: shards ${merged.merged.missingShards.join(", ")} of ${merged.merged.shardCount} are missing from the merge\n`);
       }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { InputError, TollgateError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
+import { attachPreviews, previewsFor } from "../../report/patch.js";
 import type { Report } from "../../report/types.js";
 import type { RunOptions } from "../../runner/run.js";
 import { colorEnabled, colors } from "../output.js";
@@ -179,6 +180,8 @@ export async function executeWithOutputs(
       throw err;
     });
     const report = finish ? await finish(result.report) : result.report;
+    // --patch reads the previews kept beside the report object: keep them for a finished copy.
+    if (report !== result.report) attachPreviews(report, previewsFor(result.report));
     reporter.done(report);
     await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
     return report.exitCode;
