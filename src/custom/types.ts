@@ -2,7 +2,7 @@ import type * as TypeBoxModule from "@sinclair/typebox";
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ExecOptions, ExecResult } from "../exec.js";
 import type { Logger } from "../logger.js";
-import type { AgentToolResult, ToolExecContext, ToolUpdateCallback } from "../session/types.js";
+import type { AgentToolResult, Tool, ToolExecContext } from "../session/types.js";
 
 export type { AgentToolResult, ImageContent, TextContent, ToolUpdateCallback } from "../session/types.js";
 
@@ -63,21 +63,8 @@ export interface CustomToolAPI {
 
 export type CustomToolContext = ToolExecContext;
 
-export interface CustomTool<TParams extends TSchema = TSchema, TDetails = unknown> {
-  name: string;
-  label: string;
-  description: string;
-  parameters: TParams;
-  deferrable?: boolean;
-  hidden?: boolean;
-  execute(
-    toolCallId: string,
-    params: Static<TParams>,
-    onUpdate: ToolUpdateCallback | undefined,
-    ctx: CustomToolContext,
-    signal?: AbortSignal,
-  ): Promise<AgentToolResult<TDetails>>;
-}
+/** A custom tool is exactly a built-in tool's shape: one interface for both. */
+export type CustomTool<TParams extends TSchema = TSchema, TDetails = unknown> = Tool<TParams, TDetails>;
 
 // biome-ignore lint: tools of any parameter shape are accepted
 export type CustomToolFactory = (pi: CustomToolAPI) => CustomTool<any, any> | CustomTool<any, any>[] | Promise<CustomTool<any, any> | CustomTool<any, any>[]>;
