@@ -1,5 +1,5 @@
 import type * as TypeBoxModule from "@sinclair/typebox";
-import type { Static, TSchema } from "@sinclair/typebox";
+import type { TSchema } from "@sinclair/typebox";
 import type { ExecOptions, ExecResult } from "../exec.js";
 import type { Logger } from "../logger.js";
 import type { AgentToolResult, Tool, ToolExecContext } from "../session/types.js";
