@@ -145,7 +145,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       "Structural rewrite with ast-grep patterns: every match of `pat` is replaced by `out` (metavariables like $A and $$$ARGS substituted). Preview only: stages one pending action; nothing is written until it is resolved with apply.",
     parameters: astEditParameters,
     deferrable: true,
-    async execute(_toolCallId, params, _onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
+    async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
       const { limit } = validate(params);
       const pats = params.ops.map((op) => op.pat);
       const outs = params.ops.map((op) => op.out);
@@ -156,6 +156,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const allCaptures = params.ops.map((op) => Object.fromEntries(patternCaptures(op.pat)));
       const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
       const search = await runSearch({
+        onUpdate,
         toolName: "ast_edit",
         root: host.workspace.root,
         pats,

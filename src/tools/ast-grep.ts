@@ -56,7 +56,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
     label: "AST Grep",
     description: "Structural search with ast-grep patterns (read-only). Lists matches with their metavariables.",
     parameters: astGrepParameters,
-    async execute(_toolCallId, params, _onUpdate, _ctx, signal): Promise<AgentToolResult<AstGrepDetails>> {
+    async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstGrepDetails>> {
       const pats = [...new Set((Array.isArray(params.pat) ? params.pat : []).map((p) => (typeof p === "string" ? p.trim() : "")).filter((p) => p.length > 0))];
       if (pats.length === 0) throw new ToolError("`pat` must include at least one non-empty pattern");
       const limit = params.limit === undefined ? 50 : Math.floor(params.limit);
@@ -67,6 +67,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
       const captures = pats.map((p) => allCaptures(p));
       const search = await runSearch({
+        onUpdate,
         toolName: "ast_grep",
         root: host.workspace.root,
         pats,

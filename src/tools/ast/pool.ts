@@ -16,6 +16,12 @@ export interface PoolOptions {
   threads?: number | undefined;
   /** Sizes for scheduling (largest first). */
   sizes?: ReadonlyMap<string, number> | undefined;
+  /** Called after every file: files done, total, matches found so far (for progress displays). */
+  progress?: ((done: number, total: number, matches: number) => void) | undefined;
+}
+
+function countMatches(result: FileResult): number {
+  return result.status === "matched" ? result.matches.length : 0;
 }
 
 const MIN_FILES_FOR_THREADS = 24;
@@ -51,9 +57,13 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
     const napi = await loadNapi();
     const processor = new FileProcessor(napi, job);
     const out: FileResult[] = [];
+    let matches = 0;
     for (const file of files) {
       if (options.signal?.aborted) throw abortError();
-      out.push(processor.process(file));
+      const result = processor.process(file);
+      matches += countMatches(result);
+      out.push(result);
+      options.progress?.(out.length, files.length, matches);
     }
     return out;
   }
@@ -66,6 +76,7 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
     await new Promise<void>((resolve, reject) => {
       let next = 0;
       let done = 0;
+      let matches = 0;
       let failed = false;
       const fail = (err: Error) => {
         if (failed) return;
@@ -92,6 +103,8 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
           if (msg.error !== undefined) return fail(new ToolError(msg.error));
           results[msg.id!] = msg.result!;
           done++;
+          matches += countMatches(msg.result!);
+          options.progress?.(done, files.length, matches);
           if (done === files.length) {
             options.signal?.removeEventListener("abort", onAbort);
             resolve();

@@ -2,6 +2,7 @@
  * The shared front of ast_grep and ast_edit: language resolution and inference, pattern
  * validation, file discovery, and the parallel per-file scan.
  */
+import type { ToolUpdateCallback } from "../../session/types.js";
 import path from "node:path";
 import { ToolError } from "../../errors.js";
 import { discoverFiles, type Discovery } from "../../discovery/index.js";
@@ -27,6 +28,8 @@ export interface SearchInput {
   scope?: FileScope | undefined;
   maxFileBytes: number;
   signal?: AbortSignal | undefined;
+  /** Progress for live displays (the tool's onUpdate). */
+  onUpdate?: ToolUpdateCallback | undefined;
 }
 
 export interface SearchOutcome {
@@ -137,7 +140,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   };
   const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
   const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
-  const results = await processFiles(files, job, { signal: input.signal, sizes });
+  const results = await processFiles(files, job, { signal: input.signal, sizes, progress: progressReporter(input.onUpdate) });
   const skipped: SearchOutcome["skipped"] = [];
   let filesSearched = 0;
   for (const r of results) {
@@ -192,4 +195,16 @@ export function skippedBlock(skipped: SearchOutcome["skipped"], maxFileBytes: nu
   if (skipped.length === 0) return [];
   const head = skipped.length > 20 ? `Skipped files (20 / ${skipped.length}):` : "Skipped files:";
   return [head, ...skipped.slice(0, 20).map((s) => `- ${s.path}: ${describeSkip(s.reason, maxFileBytes, s.message)}`)];
+}
+
+/** Turns per-file progress into at most ten onUpdate calls a second (and one at the end). */
+function progressReporter(onUpdate: ToolUpdateCallback | undefined): ((done: number, total: number, matches: number) => void) | undefined {
+  if (!onUpdate) return undefined;
+  let last = 0;
+  return (done, total, matches) => {
+    const now = Date.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    onUpdate({ content: [{ type: "text", text: `${done}/${total} files scanned, ${matches} ${matches === 1 ? "match" : "matches"}` }] });
+  };
 }
