@@ -331,6 +331,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
   for (const rel of listed) {
     if (seen.has(rel)) continue;
     seen.add(rel);
+    if (options.scope?.exclude?.includes(rel)) continue;
     const explicit = explicitFiles.includes(rel);
     if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) continue;
     if (userGlob) {

@@ -138,20 +138,19 @@ async function verdictFor(
   switch (decided.decision) {
     case "auto-apply":
       return apply(null, `auto-apply by ${ruleText}`);
-    case "dry-run":
+    case "dry-run": {
+      // `tollgate apply` exists to apply what a person approved: there, an explicit approval
+      // of a planned action outweighs a dry-run default (no policy file means dry-run).
+      const approval = ctx.planGate && !ctx.forceDryRun ? explicitApproval(action, ctx) : undefined;
+      if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
       return leave("dry-run", `dry-run (${ruleText})`);
+    }
     case "discard":
       return leave("discarded", `discard by ${ruleText}`);
     case "require-approval": {
       if (gate && "approved" in gate) return apply(gate.approved, `approved in plan (${gate.approved.by})`);
-      const id = action.meta?.id ?? "";
-      const fp = action.meta?.fingerprint ?? "";
-      if (ctx.approvals.ids.has(id) || ctx.approvals.ids.has(fp)) {
-        return apply({ by: ctx.approvals.ids.has(id) ? id : fp, via: "flag" }, `approved by --approve (${ruleText})`);
-      }
-      if (ctx.approvals.approveAll) return apply({ by: "--approve-all", via: "approve-all" }, `approved by --approve-all (${ruleText})`);
-      const who = ctx.approvals.file.get(fp);
-      if (who !== undefined) return apply({ by: who, via: "file" }, `approved by ${who} in approvals file (${ruleText})`);
+      const approval = explicitApproval(action, ctx);
+      if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
       if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
       if (ctx.approvals.prompt && !state.stopAsking) {
         const answer = await ctx.approvals.prompt(action, { diff: fileStats(action).diff, remaining });
@@ -164,6 +163,19 @@ async function verdictFor(
       return leave("pending-approval", `awaiting approval (${ruleText})`);
     }
   }
+}
+
+/** An approval given on the command line or in an approvals file (not the prompt). */
+function explicitApproval(action: PendingAction, ctx: ResolutionContext): { approval: Approval; why: string } | undefined {
+  const id = action.meta?.id ?? "";
+  const fp = action.meta?.fingerprint ?? "";
+  if (ctx.approvals.ids.has(id) || ctx.approvals.ids.has(fp)) {
+    return { approval: { by: ctx.approvals.ids.has(id) ? id : fp, via: "flag" }, why: "approved by --approve" };
+  }
+  if (ctx.approvals.approveAll) return { approval: { by: "--approve-all", via: "approve-all" }, why: "approved by --approve-all" };
+  const who = ctx.approvals.file.get(fp);
+  if (who !== undefined) return { approval: { by: who, via: "file" }, why: `approved by ${who} in approvals file` };
+  return undefined;
 }
 
 function failureOutcome(error: unknown): Outcome {

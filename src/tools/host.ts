@@ -8,6 +8,12 @@ export interface FileScope {
   /** Workspace-relative POSIX paths; when set, tools consider only these files. */
   files?: string[];
   shard?: { index: number; count: number };
+  /**
+   * Workspace-relative paths no tool should treat as input: tollgate's own output files
+   * (`--report`, `--patch`, `--summary`, `--out`, the plan being applied), which users often
+   * write inside the workspace and which a later run must not rewrite or count as sources.
+   */
+  exclude?: string[];
 }
 
 /** What built-in tools get: the world passed in, nothing global. */

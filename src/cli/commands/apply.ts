@@ -2,7 +2,7 @@ import path from "node:path";
 import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
 import type { Report } from "../../report/types.js";
-import { executeWithOutputs, type RunArgs } from "./run.js";
+import { executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
 
 interface ApplyArgs extends RunArgs {
   plan: string;
@@ -64,7 +64,11 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         atomic: Boolean(args.atomic),
         ...(info.mode ? { mode: info.mode as never } : {}),
         vars: info.vars,
-        scope: { ...(info.files ? { files: info.files } : {}), ...(info.shard ? { shard: info.shard } : {}) },
+        scope: {
+          ...(info.files ? { files: info.files } : {}),
+          ...(info.shard ? { shard: info.shard } : {}),
+          exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.plan]),
+        },
         approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
         displayBase: process.cwd(),
         planGate: gate,

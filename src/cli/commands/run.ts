@@ -73,7 +73,21 @@ export function recipeAndFiles(args: { recipe?: string; positionals: string[] })
   return { recipe, files };
 }
 
-export async function buildRunOptions(args: RunArgs & { positionals: string[] }, command: string): Promise<RunOptions> {
+/**
+ * The run's own output files, relative to the workspace when inside it: tools must not read
+ * them as sources (a report.json written by the last run is not part of the code base).
+ */
+export function outputExcludes(cwd: string, files: ReadonlyArray<string | undefined>): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (!f) continue;
+    const rel = path.relative(cwd, path.resolve(f));
+    if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join("/"));
+  }
+  return out;
+}
+
+export async function buildRunOptions(args: RunArgs & { positionals: string[]; out?: string }, command: string): Promise<RunOptions> {
   const { recipe, files } = recipeAndFiles(args);
   const cwd = path.resolve(args.cwd ?? ".");
   const scopeFiles = files.map((f) => path.relative(cwd, path.resolve(cwd, f)).split(path.sep).join("/"));
@@ -90,7 +104,11 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[] },
     check: Boolean(args.check),
     ...(args.mode ? { mode: args.mode } : {}),
     vars: args.var ?? [],
-    scope: { ...(scopeFiles.length > 0 ? { files: scopeFiles } : {}), ...(shard ? { shard } : {}) },
+    scope: {
+      ...(scopeFiles.length > 0 ? { files: scopeFiles } : {}),
+      ...(shard ? { shard } : {}),
+      exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.out]),
+    },
     approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
     displayBase: process.cwd(),
   };

@@ -110,6 +110,12 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       }
       throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
     }
+    // JSON files (package.json, tsconfig.json, a report) sit beside the code in nearly every
+    // project: they make the inference ambiguous only when nothing but data is there.
+    const isJson = (id: string) => langById(id).family === "json";
+    if ([...langOf.values()].some(isJson) && [...langOf.values()].some((id) => !isJson(id))) {
+      for (const [rel, id] of langOf) if (isJson(id)) langOf.delete(rel);
+    }
     const families = new Map<string, Set<string>>();
     for (const id of langOf.values()) {
       const info = langById(id);
