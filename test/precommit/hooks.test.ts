@@ -60,9 +60,9 @@ describe(".pre-commit-hooks.yaml, run from the installed package", () => {
     const dir = await gitdir({
       "src/old.ts": "export const a = Effect.map(x, f);\n",
       "src/clean.ts": "export const b = Effect.andThen(y, g);\n",
-      ".tollgate/recipe.yaml": RECIPE,
+      ".recipes/migrate.yaml": RECIPE,
     });
-    const args = ["--recipe", ".tollgate/recipe.yaml"];
+    const args = ["--recipe", ".recipes/migrate.yaml"];
     const clean = await runHook("tollgate-check", args, ["src/clean.ts"], dir);
     expect(clean.stderr).not.toMatch(/\n\s+at /);
     expect(clean.code).toBe(0);
@@ -77,9 +77,9 @@ describe(".pre-commit-hooks.yaml, run from the installed package", () => {
     const dir = await gitdir({
       "src/one.ts": "Effect.map(x, f);\n",
       "src/two.ts": "Effect.map(y, g);\n",
-      ".tollgate/recipe.yaml": RECIPE,
+      ".recipes/migrate.yaml": RECIPE,
     });
-    const r = await runHook("tollgate-apply", ["--recipe", ".tollgate/recipe.yaml"], ["src/one.ts"], dir);
+    const r = await runHook("tollgate-apply", ["--recipe", ".recipes/migrate.yaml"], ["src/one.ts"], dir);
     expect(r.code).toBe(0);
     expect(await readFile(path.join(dir, "src/one.ts"), "utf8")).toBe("Effect.andThen(x, f);\n");
     expect(await readFile(path.join(dir, "src/two.ts"), "utf8")).toBe("Effect.map(y, g);\n");
