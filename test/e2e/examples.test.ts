@@ -48,9 +48,9 @@ describe("the examples in recipes/ on examples/sample", () => {
     const rep = await reportOf(dir);
     expect(rep.outcomes.map((o) => [o.id, o.outcome, o.resultText])).toEqual([
       ["and-then#1", "applied", "Applied 4 replacements in 2 files."],
-      ["succeed-to-sync#1", "applied", "Applied 3 replacements in 2 files."],
+      ["succeed-to-pipe#1", "applied", "Applied 3 replacements in 2 files."],
     ]);
-    expect(await read(dir, "src/effects/order.ts")).toContain("Effect.sync(() => ");
+    expect(await read(dir, "src/effects/order.ts")).toContain("Effect.succeed(prices).pipe(Effect.andThen((ps) => ");
   });
 
   it("explicit-resolve.yaml: apply honoured only where the policy allows, discard always; requested recorded", async () => {
