@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { InputError } from "../errors.js";
+import { readConfigFile } from "../recipe/read.js";
 import { locate, parseYaml } from "../recipe/yaml.js";
 
 /**
@@ -7,13 +7,7 @@ import { locate, parseYaml } from "../recipe/yaml.js";
  * Returns fingerprint → who approved.
  */
 export async function loadApprovalsFile(file: string): Promise<Map<string, string>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read approvals (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
-  }
+  const text = await readConfigFile(file, file, "approvals");
   const { located, issues } = parseYaml(file, text);
   if (!located) throw new InputError(issues);
   const list = located.value ?? [];

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
+import { readConfigFile } from "../recipe/read.js";
 import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
 import type { PendingAction } from "../session/types.js";
 import { checkGlob, globMatcher } from "../workspace/glob.js";
@@ -44,14 +44,7 @@ export const DEFAULT_POLICY: Policy = {
 };
 
 export async function loadPolicy(file: string, displayName = file): Promise<Policy> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${displayName}: cannot read policy (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
-  }
-  return parsePolicy(text, displayName, path.resolve(file));
+  return parsePolicy(await readConfigFile(file, displayName, "policy"), displayName, path.resolve(file));
 }
 
 export function parsePolicy(text: string, displayName: string, abs?: string): Policy {

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
 import type { Tool } from "../session/types.js";
-import { RecipeSchema, type RecipeFile } from "./schema.js";
+import { readConfigFile } from "./read.js";
+import { MAX_STEPS, RecipeSchema, type RecipeFile } from "./schema.js";
 import { formatPath, locate, parseYaml, schemaIssues, type LocatedDocument, type PathSeg } from "./yaml.js";
 
 export type VarValue = string | number | boolean;
@@ -30,14 +30,7 @@ export interface Recipe {
 
 /** Reads and checks a recipe's own shape. Step tools and `with` are checked by `checkSteps`. */
 export async function readRecipe(file: string, displayName = file): Promise<{ recipe: Omit<Recipe, "steps">; raw: RecipeFile }> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${displayName}: cannot read recipe (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
-  }
-  return parseRecipe(file, text, displayName);
+  return parseRecipe(file, await readConfigFile(file, displayName, "recipe"), displayName);
 }
 
 export function parseRecipe(file: string, text: string, displayName = file): { recipe: Omit<Recipe, "steps">; raw: RecipeFile } {
@@ -45,6 +38,11 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
   if (!located) throw new InputError(issues);
   if (located.value === null || typeof located.value !== "object" || Array.isArray(located.value)) {
     throw new InputError([{ file: displayName, line: 1, col: 1, message: "A recipe must be a YAML mapping with version and steps" }]);
+  }
+  const steps = (located.value as { steps?: unknown }).steps;
+  if (Array.isArray(steps) && steps.length > MAX_STEPS) {
+    const message = `${steps.length} steps; a recipe may have at most ${MAX_STEPS} (split it into several recipes)`;
+    throw new InputError([{ file: displayName, ...locate(located, ["steps"], true), path: "steps", message }]);
   }
   const shape = schemaIssues(located, RecipeSchema, located.value);
   if (shape.length > 0) throw new InputError(shape);

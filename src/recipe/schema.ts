@@ -1,5 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 
+/** Upper bound on steps (checked before schema validation, with a position). */
+export const MAX_STEPS = 10_000;
+
 /** A recipe as users write it (SPEC 2). `with` is checked later against the tool's own schema. */
 export const RecipeStepSchema = Type.Object(
   {
@@ -31,7 +34,7 @@ export const RecipeSchema = Type.Object(
         description: "Variables for ${{ vars.name }}; overridable with --var name=value",
       }),
     ),
-    steps: Type.Array(RecipeStepSchema, { minItems: 1, description: "Tool calls, run in order" }),
+    steps: Type.Array(RecipeStepSchema, { minItems: 1, maxItems: MAX_STEPS, description: "Tool calls, run in order" }),
   },
   { additionalProperties: false, title: "tollgate recipe" },
 );

@@ -1,6 +1,6 @@
 import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
 import type { Issue } from "../errors.js";
 
 /** A parsed YAML file that can still map a value path back to a line and column. */
@@ -13,28 +13,58 @@ export interface LocatedDocument {
 
 const MAX_ALIAS_COUNT = 1000;
 
-/** Parses YAML strictly (duplicate keys are errors, alias bombs refused); issues carry positions. */
+/**
+ * Parses YAML strictly (duplicate keys are errors, alias bombs refused). Every issue carries
+ * a line and column: the error's own, else its offset, else the end of the document.
+ */
 export function parseYaml(file: string, text: string): { located?: LocatedDocument; issues: Issue[] } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, strict: true });
+  const at = (offset: number | undefined): { line: number; col: number } => {
+    const pos = lines.linePos(Math.max(0, Math.min(offset ?? text.length, text.length)));
+    return { line: pos.line, col: pos.col };
+  };
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true, strict: true });
+  } catch (err) {
+    return { issues: [{ file, ...at(undefined), message: yamlMessage("", messageOf(err)) }] };
+  }
   const issues: Issue[] = [];
   for (const err of doc.errors) {
-    const pos = err.linePos?.[0];
-    issues.push({ file, ...(pos ? { line: pos.line, col: pos.col } : {}), message: yamlMessage(err.code, err.message) });
+    const pos = err.linePos?.[0] ?? at(err.pos?.[0]);
+    issues.push({ file, line: pos.line, col: pos.col, message: yamlMessage(err.code, err.message) });
   }
   if (issues.length > 0) return { issues };
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    return { issues: [{ file, message: `YAML could not be read: ${(err as Error).message}` }] };
+    return { issues: [{ file, ...at(firstAliasOffset(doc)), message: `YAML could not be read: ${yamlMessage("", messageOf(err))}` }] };
   }
   return { located: { file, doc, lines, value }, issues };
 }
 
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Where an alias-expansion failure most likely starts (the yaml library gives no position). */
+function firstAliasOffset(doc: Document.Parsed): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (isAlias(node) && node.range) offset = Math.min(offset ?? Infinity, node.range[0]);
+    },
+  });
+  return offset;
+}
+
 function yamlMessage(code: string, message: string): string {
   const first = message.split("\n")[0] ?? message;
-  return code === "DUPLICATE_KEY" ? "Duplicate key (map keys must be unique)" : first.replace(/ at line \d+, column \d+:?$/, "");
+  if (code === "DUPLICATE_KEY") return "Duplicate key (map keys must be unique)";
+  if (/Maximum call stack size exceeded/.test(first)) return "YAML is nested too deeply";
+  if (/Excessive alias count/.test(first)) return `too many alias expansions (more than ${MAX_ALIAS_COUNT})`;
+  return first.replace(/ at line \d+, column \d+:?$/, "");
 }
 
 export type PathSeg = string | number;

@@ -35,13 +35,14 @@ for (let i = 1; i <= 9; i++) bomb += `${String.fromCharCode(97 + i)}: &${String.
 
 export const HOSTILE: HostileCase[] = [
   // --- recipe -------------------------------------------------------------------------------
-  // Known gap: an unterminated flow sequence is reported without line:col (yaml gives no linePos).
-  { name: "YAML syntax error", area: "recipe", files: { "r.yaml": "version: 1\nsteps: [\n" }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
-  { name: "YAML syntax error mid-file", area: "recipe", files: { "r.yaml": "version: 1\nsteps:\n  - tool: write\n   with: : :\n" }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
-  { name: "YAML bomb (billion laughs)", area: "recipe", files: { "r.yaml": `version: 1\n${bomb}steps: []\n` }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
-  { name: "10 MB recipe", area: "recipe", setup: async (d) => (await import("node:fs")).writeFileSync(`${d}/r.yaml`, `version: 1\ndescription: "${"x".repeat(10 * 1024 * 1024)}"\nsteps: []\nbogus: 1\n`), args: ["run", "r.yaml"], code: 2, message: /r\.yaml:\d+:\d+/, timeoutMs: 90_000 },
-  { name: "deeply nested YAML", area: "recipe", files: { "r.yaml": `version: 1\nsteps: ${"[".repeat(20000)}${"]".repeat(20000)}\n` }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
-  { name: "NUL bytes in recipe", area: "recipe", files: { "r.yaml": "version: 1\0\nsteps: []\n" }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
+  { name: "YAML syntax error (unterminated flow sequence at the end)", area: "recipe", files: { "r.yaml": "version: 1\nsteps: [\n" }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:3:1: Flow sequence/m },
+  { name: "YAML syntax error mid-file", area: "recipe", files: { "r.yaml": "version: 1\nsteps:\n  - tool: write\n   with: : :\n" }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:4:1: /m },
+  { name: "YAML bomb (billion laughs)", area: "recipe", files: { "r.yaml": `version: 1\n${bomb}steps: []\n` }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:3:\d+: .*too many alias expansions/m },
+  { name: "10 MB recipe (refused before parsing)", area: "recipe", setup: async (d) => (await import("node:fs")).writeFileSync(`${d}/r.yaml`, `version: 1\ndescription: "${"x".repeat(10 * 1024 * 1024)}"\nsteps: []\nbogus: 1\n`), args: ["run", "r.yaml"], code: 2, message: /^r\.yaml: cannot read recipe: the file is too large \(10\.0 MiB; the limit is 1 MiB\)$/m },
+  { name: "recipe read from an endless device", area: "recipe", args: ["run", "/dev/zero"], code: 2, message: /^\/dev\/zero: cannot read recipe: the file is too large \(more than 1 MiB/m },
+  { name: "10,001 steps", area: "recipe", files: { "r.yaml": RECIPE("  - tool: write\n".repeat(10_001)) }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:2:1 steps: 10001 steps; a recipe may have at most 10000/m },
+  { name: "deeply nested YAML", area: "recipe", files: { "r.yaml": `version: 1\nsteps: ${"[".repeat(20000)}${"]".repeat(20000)}\n` }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:2:\d+: YAML is nested too deeply/m },
+  { name: "NUL bytes in recipe", area: "recipe", files: { "r.yaml": "version: 1\0\nsteps: []\n" }, args: ["run", "r.yaml"], code: 2, message: /^r\.yaml:1:\d+ version:/m },
   { name: "recipe not UTF-8", area: "recipe", files: { "r.yaml": Buffer.from([0x76, 0x65, 0x72, 0xff, 0xfe, 0x0a]) }, args: ["run", "r.yaml"], code: 2, message: /r\.yaml/ },
   { name: "missing recipe", area: "recipe", args: ["run", "nope.yaml"], code: 2, message: /nope\.yaml/ },
   { name: "recipe is a directory", area: "recipe", files: { "dir/x": "" }, args: ["run", "dir"], code: 2, message: /dir/ },
@@ -57,12 +58,13 @@ export const HOSTILE: HostileCase[] = [
   { name: "invalid ast_edit pattern", area: "recipe", files: { "a.ts": "let x = 1;\n", "r.yaml": RECIPE("  - tool: ast_edit\n    with: { ops: [{ pat: \"(((\", out: x }], lang: ts }\n") }, args: ["run", "r.yaml"], code: 3, message: /pattern|parse|invalid/i },
   { name: "unsupported language", area: "recipe", files: { "r.yaml": RECIPE("  - tool: ast_grep\n    with: { pat: [x], lang: cobol }\n") }, args: ["run", "r.yaml"], code: 3, message: /cobol/ },
   // --- policy -------------------------------------------------------------------------------
-  { name: "policy YAML error", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": "version: 1\ndefault: [\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /p\.yaml/ },
+  { name: "policy YAML error", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": "version: 1\ndefault: [\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /^p\.yaml:3:1: Flow sequence/m },
   { name: "unknown decision", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": "version: 1\ndefault: yolo\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /p\.yaml:\d+:\d+/ },
   { name: "unknown policy key", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": "version: 1\ndefault: dry-run\nalow: {}\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /p\.yaml:\d+:\d+/ },
   { name: "malformed protect glob", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": "version: 1\nprotect: [\"[abc\"]\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /p\.yaml/ },
   { name: "missing policy", area: "policy", files: { "r.yaml": RECIPE(WRITE_A) }, args: ["run", "r.yaml", "--policy", "nope.yaml"], code: 2, message: /nope\.yaml/ },
-  { name: "policy bomb", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": `version: 1\n${bomb}` }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /p\.yaml/ },
+  { name: "policy bomb", area: "policy", files: { "r.yaml": RECIPE(WRITE_A), "p.yaml": `version: 1\n${bomb}` }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /^p\.yaml:3:\d+: .*too many alias expansions/m },
+  { name: "2 MB policy", area: "policy", setup: async (d) => (await import("node:fs")).writeFileSync(`${d}/p.yaml`, `version: 1\n${"# padding\n".repeat(200_000)}`), files: { "r.yaml": RECIPE(WRITE_A) }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /^p\.yaml: cannot read policy: the file is too large \(1\.9 MiB; the limit is 1 MiB\)$/m },
   { name: "allow.exec false refuses exec steps", area: "policy", files: { "r.yaml": RECIPE("  - tool: exec\n    with: { command: touch, args: [pwned] }\n"), "p.yaml": "version: 1\nallow: { exec: false }\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /allow\.exec/ },
   { name: "allow.customTools false", area: "policy", files: { ...withTool("return { content: [] };"), "p.yaml": "version: 1\nallow: { customTools: false }\n" }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 2, message: /customTools/ },
   // --- CLI ----------------------------------------------------------------------------------
