@@ -47,23 +47,42 @@ describe("one run per workspace (two processes)", () => {
     expect(readFileSync(path.join(root, ".tollgate/.gitignore"), "utf8")).toContain("*");
   });
 
-  it("several processes racing for one stale lock: exactly one wins", async () => {
+  // No timing assumptions: a file barrier starts the racers together once all are loaded, and
+  // the winner holds the lock until every racer has tried (a winner that exited early would
+  // free the lock and let a slow racer "win" too).
+  it("several processes racing for one stale lock: exactly one wins", { timeout: 120_000 }, async () => {
     const root = tempDir();
+    const barrier = tempDir("tollgate-barrier-");
     mkdirSync(path.join(root, ".tollgate"));
     writeFileSync(path.join(root, ".tollgate/lock"), JSON.stringify({ pid: 2 ** 22 + 7, hostname: (await import("node:os")).hostname(), startedAt: "then" }));
-    const racers = Array.from({ length: 6 }, () =>
-      collect(
-        spawnScript(
-          `const { acquireLock } = await load("src/workspace/lock.ts");
-           await new Promise((r) => setTimeout(r, 1500 - (Date.now() % 1000)));
-           try { acquireLock(${JSON.stringify(root)}); console.log("WON"); await new Promise((r) => setTimeout(r, 1500)); }
-           catch (e) { console.log("LOST " + e.message); }`,
-        ),
-      ),
-    );
+    const RACERS = 6;
+    const outputs = Array.from({ length: RACERS }, () => ({ text: "" }));
+    const racers = outputs.map((out, i) => {
+      const child = spawnScript(
+        `const { existsSync, writeFileSync } = await import("node:fs");
+         const { acquireLock } = await load("src/workspace/lock.ts");
+         const at = (f) => ${JSON.stringify(barrier)} + "/" + f;
+         const until = async (f) => { while (!existsSync(at(f))) await new Promise((r) => setTimeout(r, 5)); };
+         writeFileSync(at("ready-${i}"), "");
+         await until("go");
+         let lock;
+         try { lock = acquireLock(${JSON.stringify(root)}); console.log("WON"); }
+         catch (e) { console.log("LOST " + e.message); }
+         if (lock) { await until("done"); lock.release(); }`,
+      );
+      child.stdout!.on("data", (d) => (out.text += d));
+      return collect(child);
+    });
+    const { existsSync: exists } = await import("node:fs");
+    await waitFor(() => outputs.every((_, i) => exists(path.join(barrier, `ready-${i}`))), 90_000, "all racers to load");
+    writeFileSync(path.join(barrier, "go"), "");
+    await waitFor(() => outputs.every((o) => /WON|LOST/.test(o.text)), 60_000, "every racer to try");
+    writeFileSync(path.join(barrier, "done"), "");
     const results = await Promise.all(racers);
-    const won = results.filter((r) => r.stdout.includes("WON")).length;
-    expect(won, results.map((r) => r.stdout + r.stderr).join("\n")).toBe(1);
+    const all = results.map((r) => r.stdout + r.stderr).join("\n");
+    expect(results.every((r) => r.code === 0), all).toBe(true);
+    expect(results.filter((r) => r.stdout.includes("WON")).length, all).toBe(1);
+    expect(results.filter((r) => /LOST (Workspace is locked by another tollgate run|Could not take the workspace lock)/.test(r.stdout)).length, all).toBe(RACERS - 1);
   });
 
   it("an unreadable lock file is treated as stale once it is not brand new; a symlinked .tollgate is refused", async () => {
