@@ -32,13 +32,13 @@ export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const CLI = path.join(REPO_ROOT, "bin/tollgate.js");
 
 /** Runs the built CLI as a child process (no TTY, CI-like environment). */
-export async function tollgate(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
+export async function tollgate(args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }) {
   const result = await execa(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     reject: false,
     stdin: "ignore",
     env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...opts.env },
-    timeout: 60_000,
+    timeout: opts.timeoutMs ?? 60_000,
   });
   return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
