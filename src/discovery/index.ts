@@ -5,12 +5,12 @@
  * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
  * applied, output sorted. Paths are workspace-relative POSIX paths.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
+import { insideGitWorkTree, runGit } from "../git.js";
 import type { FileScope } from "../tools/host.js";
 import { containPath, toPosix } from "../workspace/paths.js";
 
@@ -164,27 +164,6 @@ function commonDir(dirs: string[]): string {
     n = i;
   }
   return first.slice(0, n).join("/") || ".";
-}
-
-/** Whether a `.git` (directory or file) exists at or above root; git itself has the last word. */
-function insideGitWorkTree(root: string): boolean {
-  if (process.env.GIT_DIR) return true;
-  let cur = path.resolve(root);
-  for (;;) {
-    if (existsSync(path.join(cur, ".git"))) return true;
-    const parent = path.dirname(cur);
-    if (parent === cur) return false;
-    cur = parent;
-  }
-}
-
-function runGit(root: string, args: string[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer" }, (err, stdout) => {
-      if (err) resolve(null);
-      else resolve(stdout.toString("utf8"));
-    });
-  });
 }
 
 /** `git ls-files` of the whole root (tracked + untracked-not-ignored), or null outside a work tree. */

@@ -4,6 +4,7 @@ import { createCustomToolAPI } from "../custom/api.js";
 import { loadCustomToolModule, ToolLoadError } from "../custom/loader.js";
 import { InputError, messageOf, type Issue } from "../errors.js";
 import { createExec, type ExecFn } from "../exec.js";
+import { gitState } from "../git.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { DEFAULT_POLICY, loadPolicy, type Policy } from "../policy/policy.js";
 import type { PolicyDecision } from "../policy/schema.js";
@@ -208,7 +209,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   const now = options.now ?? Date.now;
   const startedAt = now();
   // The tree the run started from (the run's own writes would make it dirty at the end).
-  const git = await gitInfo(prepared.workspace.root, options.exec ?? createExec(prepared.workspace.root));
+  const git = await gitState(prepared.workspace.root);
   const { recipe, policy, session, workspace } = prepared;
   const forceDryRun = Boolean(options.dryRun || options.check);
   const ctx: ResolutionContext = {
@@ -356,17 +357,6 @@ async function finishAtomic(
 
 export async function runRecipe(options: RunOptions): Promise<RunResult> {
   return executeRun(await prepareRun(options), options);
-}
-
-async function gitInfo(root: string, exec: ExecFn): Promise<{ head: string | null; dirty: boolean | null }> {
-  try {
-    const head = await exec("git", ["rev-parse", "HEAD"], { cwd: root, timeout: 5000 });
-    if (head.code !== 0) return { head: null, dirty: null };
-    const status = await exec("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, timeout: 10000 });
-    return { head: head.stdout.trim(), dirty: status.code === 0 ? status.stdout.trim().length > 0 : null };
-  } catch {
-    return { head: null, dirty: null };
-  }
 }
 
 export function hashText(text: string | undefined): string | null {

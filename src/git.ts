@@ -1,0 +1,40 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * tollgate's own git queries (file discovery, the report's HEAD and dirty flag) go through
+ * node's execFile rather than execa: they need nothing execa adds, and not loading it keeps
+ * a run without exec steps faster to start.
+ */
+
+/** Whether a `.git` (directory or file) exists at or above root; git itself has the last word. */
+export function insideGitWorkTree(root: string): boolean {
+  if (process.env.GIT_DIR) return true;
+  let cur = path.resolve(root);
+  for (;;) {
+    if (existsSync(path.join(cur, ".git"))) return true;
+    const parent = path.dirname(cur);
+    if (parent === cur) return false;
+    cur = parent;
+  }
+}
+
+/** stdout of `git <args>` in root, or null when git fails or is missing. */
+export function runGit(root: string, args: string[], timeout = 0): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer", timeout }, (err, stdout) => {
+      if (err) resolve(null);
+      else resolve(stdout.toString("utf8"));
+    });
+  });
+}
+
+/** HEAD and whether tracked files differ from it; nulls outside a work tree. */
+export async function gitState(root: string): Promise<{ head: string | null; dirty: boolean | null }> {
+  if (!insideGitWorkTree(root)) return { head: null, dirty: null };
+  const head = await runGit(root, ["rev-parse", "HEAD"], 5000);
+  if (head === null) return { head: null, dirty: null };
+  const status = await runGit(root, ["status", "--porcelain", "--untracked-files=no"], 10000);
+  return { head: head.trim(), dirty: status === null ? null : status.trim().length > 0 };
+}
