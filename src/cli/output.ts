@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { sanitizeForTerminal } from "../workspace/sanitize.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -18,11 +19,8 @@ export function colors(enabled: boolean): Colors {
   return pc.createColors(enabled);
 }
 
-/** Text from files or tools, made safe to print: no terminal control sequences. */
-export function safeText(text: string): string {
-  // Keep \t and \n; replace other C0 controls, DEL and C1 controls (ESC included).
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
+/** Text from files or tools, made safe to print: the workspace's one terminal sanitizer. */
+export const safeText = sanitizeForTerminal;
 
 /** A unified diff for a terminal: sanitised, coloured by line kind, optionally capped in lines. */
 export function colorDiff(diff: string, c: Colors, maxLines = Infinity): string {

@@ -6,7 +6,7 @@
  * applied, output sorted. Paths are workspace-relative POSIX paths.
  */
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";

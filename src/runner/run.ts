@@ -18,7 +18,6 @@ import type { PendingAction, Tool } from "../session/types.js";
 import { joinText } from "../session/types.js";
 import type { FileScope, ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
-import { sha256 } from "../workspace/text.js";
 import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
 import { startRun } from "../workspace/recover.js";
 import { resolvePending, type ApprovalSources, type PromptState, type ResolutionContext } from "./resolution.js";
@@ -357,8 +356,4 @@ async function finishAtomic(
 
 export async function runRecipe(options: RunOptions): Promise<RunResult> {
   return executeRun(await prepareRun(options), options);
-}
-
-export function hashText(text: string | undefined): string | null {
-  return text === undefined ? null : sha256(text);
 }

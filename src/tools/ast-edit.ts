@@ -125,8 +125,8 @@ function makeRebase(
   return (current) => {
     try {
       const napi = napiSync();
-      const { matches, errors } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
-      if (matchesTouchErrors(matches, errors)) return undefined;
+      const { matches } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
+      if (matchesTouchErrors(matches)) return undefined;
       const kept = plan.keep === undefined ? matches : truncateMatches(matches, plan.keep);
       const result = planRewrite(current, kept, outs);
       if (!result.ok) return undefined;
@@ -184,7 +184,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           limitReached = true;
           break;
         }
-        if (matchesTouchErrors(r.matches, r.errors)) {
+        if (matchesTouchErrors(r.matches)) {
           parseErrors.push(`${r.rel}: parse error (syntax tree contains error nodes)`);
           continue;
         }

@@ -85,7 +85,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const all: Array<AstGrepMatch & { fileText: string; start: number; end: number }> = [];
       for (const r of search.results) {
         if (r.status !== "matched") continue;
-        if (matchesTouchErrors(r.matches, r.errors)) {
+        if (matchesTouchErrors(r.matches)) {
           parseErrors.push(`${r.rel}: parse error (syntax tree contains error nodes)`);
           continue;
         }

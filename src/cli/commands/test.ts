@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { CommandModule } from "yargs";
 import { colorEnabled, colors } from "../output.js";
 

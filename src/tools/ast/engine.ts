@@ -160,7 +160,7 @@ function regionsOf(text: string, spec: PrefilterSpec): Array<[number, number]> |
 }
 
 /** Whether any match rests on a misparse (see matchText). */
-export function matchesTouchErrors(matches: readonly RawMatch[], _errors?: unknown): boolean {
+export function matchesTouchErrors(matches: readonly RawMatch[]): boolean {
   return matches.some((m) => m.bad === true);
 }
 
