@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Thin entry: the CLI answers --version before loading anything heavy.
-import "../dist/cli/main.js";
+// Thin entry: the bundled CLI (scripts/bundle.mjs) answers --version before loading anything heavy.
+import "../dist/bundle/main.js";

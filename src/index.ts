@@ -13,7 +13,7 @@ export type {
   StageResult,
   TextContent,
 } from "./custom/types.js";
-export type { FileChange, PendingAction, Tool, ToolCallResult } from "./session/types.js";
+export type { FileChange, PendingAction, TextEdit, Tool, ToolCallResult } from "./session/types.js";
 export { PendingActionStore } from "./session/store.js";
 export { Session, STORE_UNAVAILABLE } from "./session/session.js";
 export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";

@@ -38,6 +38,19 @@ export interface FileChange {
    * edits and compare), or `undefined` when it does not: the action is then `stale`.
    */
   rebase?: (current: string) => string | undefined;
+  /**
+   * Optional hint: non-overlapping edits, sorted, with offsets into `before`, that turn `before`
+   * into `after`. Diffs then compare only the lines around them instead of whole texts. A
+   * hint that does not reproduce `after` is ignored.
+   */
+  edits?: readonly TextEdit[];
+}
+
+/** Replace `before.slice(start, end)` with `text`. */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
 }
 
 /**

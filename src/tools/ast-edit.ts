@@ -281,6 +281,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         after: p.after,
         beforeSha256: p.sha256,
         afterSha256: sha256(p.after),
+        edits: p.matches.filter((m) => m.depth === 0).map((m) => ({ start: m.start, end: m.end, text: m.replacement })),
         rebase: makeRebase(p, pats, outs, captures, allCaptures, sel, search.prefilter),
       }));
       const label = `AST Edit: ${replacementsLabel(total, plans.length)}`;

@@ -1,5 +1,5 @@
 import { formatPatch, structuredPatch } from "diff";
-import type { FileChange } from "../session/types.js";
+import type { FileChange, TextEdit } from "../session/types.js";
 
 export type ChangeKind = "modified" | "created" | "deleted";
 
@@ -17,7 +17,7 @@ type Patch = ReturnType<typeof structuredPatch> & { isGit: true; isCreate: boole
  */
 const memo = new WeakMap<object, { path: string; before: string | null; after: string | null; patch: Patch }>();
 
-function patchOf(change: Pick<FileChange, "path" | "before" | "after">): Patch {
+function patchOf(change: Pick<FileChange, "path" | "before" | "after" | "edits">): Patch {
   const hit = memo.get(change);
   if (hit && hit.path === change.path && hit.before === change.before && hit.after === change.after) return hit.patch;
   const patch = computePatch(change);
@@ -25,22 +25,95 @@ function patchOf(change: Pick<FileChange, "path" | "before" | "after">): Patch {
   return patch;
 }
 
-function computePatch(change: Pick<FileChange, "path" | "before" | "after">): Patch {
+const CONTEXT = 3;
+
+function computePatch(change: Pick<FileChange, "path" | "before" | "after" | "edits">): Patch {
   const kind = changeKind(change);
   const oldName = kind === "created" ? "/dev/null" : `a/${change.path}`;
   const newName = kind === "deleted" ? "/dev/null" : `b/${change.path}`;
-  const p = structuredPatch(oldName, newName, change.before ?? "", change.after ?? "", undefined, undefined, { context: 3 });
+  const windowed =
+    change.edits && change.edits.length > 0 && change.before !== null && change.after !== null
+      ? windowedPatch(oldName, newName, change.before, change.after, change.edits)
+      : undefined;
+  const p = windowed ?? structuredPatch(oldName, newName, change.before ?? "", change.after ?? "", undefined, undefined, { context: CONTEXT });
   return { ...p, isGit: true, isCreate: kind === "created", isDelete: kind === "deleted" };
 }
 
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** 0-based index of the line holding `offset`. */
+function lineOf(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * The same unified diff as a whole-text comparison would give, computed only over line windows
+ * around known edits (ast_edit knows exactly where it changed a file): a few lines per edit
+ * instead of whole files of hundreds of kilobytes. Outside the edits the texts are identical,
+ * so a line before an edit has the same number in both texts, and the lines after an edit
+ * correspond one to one. Each window carries CONTEXT unchanged lines on both sides; windows
+ * that touch are merged, as a whole-text diff merges hunks whose context meets. Returns
+ * undefined (whole-text diff) when the edits do not reproduce `after`.
+ */
+function windowedPatch(oldName: string, newName: string, before: string, after: string, edits: readonly TextEdit[]): ReturnType<typeof structuredPatch> | undefined {
+  let rebuilt = "";
+  let pos = 0;
+  for (const e of edits) {
+    if (e.start < pos || e.end < e.start || e.end > before.length) return undefined;
+    rebuilt += before.slice(pos, e.start) + e.text;
+    pos = e.end;
+  }
+  if (rebuilt.length + before.length - pos !== after.length || rebuilt + before.slice(pos) !== after) return undefined;
+
+  const bStarts = lineStarts(before);
+  const aStarts = lineStarts(after);
+  const bLines = bStarts.length;
+  const aLines = aStarts.length;
+  // Windows as [first line, end line) in both texts.
+  const windows: Array<{ b0: number; b1: number; a0: number; a1: number }> = [];
+  let delta = 0;
+  for (const e of edits) {
+    const aStart = e.start + delta;
+    const aEnd = aStart + e.text.length;
+    delta += e.text.length - (e.end - e.start);
+    const first = lineOf(bStarts, e.start);
+    const b0 = Math.max(0, first - CONTEXT);
+    const b1 = Math.min(bLines, lineOf(bStarts, e.end) + 1 + CONTEXT);
+    const a1 = Math.min(aLines, lineOf(aStarts, aEnd) + 1 + CONTEXT);
+    const last = windows[windows.length - 1];
+    if (last && b0 <= last.b1) {
+      last.b1 = Math.max(last.b1, b1);
+      last.a1 = Math.max(last.a1, a1);
+    } else windows.push({ b0, b1, a0: b0 + (lineOf(aStarts, aStart) - first), a1 });
+  }
+  const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from]!, to < starts.length ? starts[to]! : text.length);
+  const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
+  for (const w of windows) {
+    const part = structuredPatch(oldName, newName, slice(before, bStarts, w.b0, w.b1), slice(after, aStarts, w.a0, w.a1), undefined, undefined, { context: CONTEXT });
+    for (const h of part.hunks) hunks.push({ ...h, oldStart: h.oldStart + w.b0, newStart: h.newStart + w.a0 });
+  }
+  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks } as ReturnType<typeof structuredPatch>;
+}
+
 /** Git-style unified diff (`git apply` accepts it) for a set of file changes. */
-export function gitDiff(changes: ReadonlyArray<Pick<FileChange, "path" | "before" | "after">>): string {
+export function gitDiff(changes: ReadonlyArray<Pick<FileChange, "path" | "before" | "after" | "edits">>): string {
   if (changes.length === 0) return "";
   return formatPatch(changes.map(patchOf) as never);
 }
 
 /** Added and removed line counts of one change. */
-export function lineStats(change: Pick<FileChange, "path" | "before" | "after">): { additions: number; deletions: number } {
+export function lineStats(change: Pick<FileChange, "path" | "before" | "after" | "edits">): { additions: number; deletions: number } {
   let additions = 0;
   let deletions = 0;
   for (const hunk of patchOf(change).hunks) {

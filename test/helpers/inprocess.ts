@@ -13,7 +13,7 @@ let mainPromise: Promise<Main> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * Runs the built CLI's `main(argv)` (dist/cli/app.js, what bin/tollgate.js calls) inside this
+ * Runs the built CLI's `main(argv)` (dist/cli/app.js: the modules bin/tollgate.js runs bundled) inside this
  * test process: cwd, environment, stdout and stderr are swapped for the call and restored
  * after. Calls are serialized (process-wide state). ~100x cheaper than a child process.
  *

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 
-const built = existsSync(path.join(REPO_ROOT, "dist", "tools", "ast", "worker.js"));
+const built = existsSync(path.join(REPO_ROOT, "dist", "bundle", "worker.js"));
 
 describe.skipIf(!built)("ast_edit through the CLI", () => {
   it("worker threads: preview (dry-run) then auto-apply, nested rewrite counted", async () => {
@@ -30,5 +30,21 @@ describe.skipIf(!built)("ast_edit through the CLI", () => {
     expect(report.outcomes[0].outcome).toBe("applied");
     expect(report.outcomes[0].resultText).toBe("Applied 20 replacements in 10 files.");
     expect(readFileSync(path.join(dir, "src/f00.ts"), "utf8")).toBe("export const v0 = Effect.andThen(a, Effect.andThen(b, f))\n");
+  });
+
+  it("TOLLGATE_PARSE=whole gives the whole-file parse's answer (ast-grep's); the default also finds what its error recovery loses", async () => {
+    const fixture = readFileSync(path.join(REPO_ROOT, "test/tools/fixtures/recovery.ts.txt"), "utf8");
+    const dir = await testdir({
+      "src/d.ts": fixture,
+      "src/plain.ts": "export const x = Effect.map(a, f)\n",
+      "recipe.yaml": 'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n      path: src\n',
+    });
+    const labels: string[] = [];
+    for (const parse of ["regions", "whole"]) {
+      const dry = await tollgate(["run", "recipe.yaml", "--dry-run", "--report", "r.json"], { cwd: dir, env: { TOLLGATE_PARSE: parse } });
+      expect(dry.code, dry.stderr).toBe(0);
+      labels.push(JSON.parse(readFileSync(path.join(dir, "r.json"), "utf8")).outcomes[0].label);
+    }
+    expect(labels).toEqual(["AST Edit: 2 replacements in 2 files", "AST Edit: 1 replacement in 1 file"]);
   });
 });

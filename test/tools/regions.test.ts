@@ -76,4 +76,17 @@ describe("prefilter", () => {
     expect(f("Effect.flatMap(a, b)")).toBe(false);
     expect(f("Stream.map(a)")).toBe(false);
   });
+
+  it("needs a run's words as whole identifiers, except the tail of a number", async () => {
+    const f = compilePrefilter(buildPrefilter(["Effect.map($A, $B)"], TS, false))!;
+    for (const text of ["Effect.mapError(a, b)", "MyEffect.map(a, b)", "Effect.map2(a)", "$Effect.map(a)", "Effect.map_(a)"]) expect(f(text), text).toBe(false);
+    for (const text of ["(Effect.map)(a, b)", "x.Effect.map(a, b)", "[Effect.map(a, b)]"]) expect(f(text), text).toBe(true);
+    // `1e5.toFixed` lexes `e5` inside a number: no left boundary there, or the file would be lost.
+    const napi = await loadNapi();
+    const pat = "1e5.toFixed($A)";
+    const g = compilePrefilter(buildPrefilter([pat], TS, false))!;
+    const source = "const a = 1e5.toFixed(2)\n";
+    expect(napi.parse("TypeScript" as never, source).root().findAll(pat as never)).toHaveLength(1);
+    expect(g(source)).toBe(true);
+  });
 });

@@ -57,8 +57,10 @@ function gapSource(lang: LangInfo): string {
 }
 
 /** Tokens of a pattern outside strings and comments: words, `.`, and breaks. */
-function tokens(pat: string, lang: LangInfo): Array<{ kind: "word"; text: string } | { kind: "dot" } | { kind: "break" }> {
-  const out: Array<{ kind: "word"; text: string } | { kind: "dot" } | { kind: "break" }> = [];
+type Token = { kind: "word"; text: string; afterDigit: boolean } | { kind: "dot" } | { kind: "break" };
+
+function tokens(pat: string, lang: LangInfo): Token[] {
+  const out: Token[] = [];
   let i = 0;
   const n = pat.length;
   while (i < n) {
@@ -98,7 +100,7 @@ function tokens(pat: string, lang: LangInfo): Array<{ kind: "word"; text: string
       // ASCII part as a word but never as part of a run.
       const glued = (i > 0 && /[$\u0080-\uffff]/.test(pat[i - 1]!)) || (j < n && /[$\u0080-\uffff]/.test(pat[j]!));
       if (glued) out.push({ kind: "break" });
-      out.push({ kind: "word", text: pat.slice(i, j) });
+      out.push({ kind: "word", text: pat.slice(i, j), afterDigit: i > 0 && /[0-9]/.test(pat[i - 1]!) });
       if (glued) out.push({ kind: "break" });
       i = j;
       continue;
@@ -122,10 +124,17 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** ASCII identifier characters: a whole identifier token is never glued to one of these. */
+const IDENT_BEFORE = "(?<![A-Za-z0-9_$])";
+const IDENT_AFTER = "(?![A-Za-z0-9_$])";
+
 /**
  * Requirements of one pattern. Identifiers and keywords of a pattern must appear verbatim in
  * any match (ast-grep compares leaf text), and tokens joined by `.` appear in that order with
- * only whitespace or comments between them. Returns null when nothing is required.
+ * only whitespace or comments between them. A run's words are whole tokens in the source, so
+ * `Effect.map` does not admit `Effect.mapError` (the one exception: a word that follows a digit
+ * in the pattern, as `e5` in `1e5`, is the tail of a number and gets no left boundary).
+ * Returns null when nothing is required.
  */
 export function patternRequirement(pat: string, lang: LangInfo): PatternRequirement | null {
   const toks = tokens(pat, lang);
@@ -133,15 +142,17 @@ export function patternRequirement(pat: string, lang: LangInfo): PatternRequirem
   const runs: string[] = [];
   const gap = gapSource(lang);
   let run: string[] = [];
+  let runAfterDigit = false;
   let lastWasDot = false;
   const flush = () => {
-    if (run.length >= 2 && lang.tokenRuns) runs.push(run.map(escapeRe).join(`${gap}\\.${gap}`));
+    if (run.length >= 2 && lang.tokenRuns) runs.push((runAfterDigit ? "" : IDENT_BEFORE) + run.map(escapeRe).join(`${gap}\\.${gap}`) + IDENT_AFTER);
     run = [];
   };
   for (const t of toks) {
     if (t.kind === "word") {
       if (t.text.length >= 2) words.add(t.text);
       if (run.length > 0 && !lastWasDot) flush();
+      if (run.length === 0) runAfterDigit = t.afterDigit;
       run.push(t.text);
       lastWasDot = false;
     } else if (t.kind === "dot") {

@@ -10,8 +10,7 @@
  * that begins with a declaration keyword, a decorator or a comment, right after a `;` or `}`
  * (so ASI cannot join it to the previous statement). Whenever the lexer is unsure (a string or
  * regex literal running into a newline, unbalanced brackets, an unterminated literal at the
- * end), it gives up and the caller parses the whole file; the caller also falls back when a
- * region parses with syntax errors.
+ * end), it gives up and the caller parses the whole file. Regions that touch are merged.
  */
 
 const STATEMENT_START = /^(?:export|import|const|let|var|function|async|class|interface|type|declare|enum|abstract|namespace|module)\b|^@/;

@@ -1,0 +1,36 @@
+// Bundles the CLI (and the ast worker) into dist/bundle/ after tsc: the CLI then loads a handful
+// of files instead of ~460 modules (TypeBox alone is ~250), which is most of its start-up time
+// (SPEC 9). Native packages and jiti stay external; the library entry (dist/index.js) is tsc's.
+import { build } from "esbuild";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = path.join(root, "dist", "bundle");
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { main: "dist/cli/main.js", worker: "dist/tools/ast/worker.js" },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  chunkNames: "chunk-[hash]",
+  external: ["@ast-grep/*", "jiti"],
+  // CommonJS dependencies call require() for Node built-ins and read __filename (write-file-atomic
+  // hashes it into temp names); ESM output has neither, so each chunk defines them.
+  banner: {
+    js: [
+      'import { createRequire as __tgRequire } from "node:module";',
+      'import { fileURLToPath as __tgPath } from "node:url";',
+      "const require = __tgRequire(import.meta.url);",
+      "const __tgFilename = __tgPath(import.meta.url);",
+      'const __tgDirname = __tgPath(new URL(".", import.meta.url));',
+    ].join(" "),
+  },
+  define: { __filename: "__tgFilename", __dirname: "__tgDirname" },
+  logLevel: "warning",
+});
