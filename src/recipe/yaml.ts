@@ -32,7 +32,8 @@ export function parseYaml(file: string, text: string): { located?: LocatedDocume
   const issues: Issue[] = [];
   for (const err of doc.errors) {
     const pos = err.linePos?.[0] ?? at(err.pos?.[0]);
-    issues.push({ file, line: pos.line, col: pos.col, message: yamlMessage(err.code, err.message) });
+    const key = err.code === "DUPLICATE_KEY" && err.pos ? keyAt(text, err.pos[0]) : "";
+    issues.push({ file, line: pos.line, col: pos.col, message: yamlMessage(err.code, err.message, key) });
   }
   if (issues.length > 0) return { issues };
   let value: unknown;
@@ -59,9 +60,18 @@ function firstAliasOffset(doc: Document.Parsed): number | undefined {
   return offset;
 }
 
-function yamlMessage(code: string, message: string): string {
+/** The mapping key written at `offset` (plain or quoted), for naming a duplicate. */
+function keyAt(text: string, offset: number): string {
+  const m = /^("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\n]*?)(?=[ \t]*:(?:[ \t\r\n]|$))/.exec(text.slice(offset, offset + 200));
+  return m ? m[1]!.trim() : "";
+}
+
+function yamlMessage(code: string, message: string, key = ""): string {
   const first = message.split("\n")[0] ?? message;
-  if (code === "DUPLICATE_KEY") return "Duplicate key (map keys must be unique)";
+  if (code === "DUPLICATE_KEY") {
+    const shown = key.length > 0 && key.length <= 80 ? ` ${JSON.stringify(key.replace(/^["']|["']$/g, ""))}` : "";
+    return `Duplicate key${shown} (map keys must be unique)`;
+  }
   if (/Maximum call stack size exceeded/.test(first)) return "YAML is nested too deeply";
   if (/Excessive alias count/.test(first)) return `too many alias expansions (more than ${MAX_ALIAS_COUNT})`;
   return first.replace(/ at line \d+, column \d+:?$/, "");

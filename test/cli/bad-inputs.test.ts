@@ -52,7 +52,7 @@ const FILES: Record<string, string> = {
 const USAGE = "Run tollgate --help for usage.";
 const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["YAML syntax", ["run", "yaml-syntax.yaml"], "yaml-syntax.yaml:4:21: Flow sequence in block collection must be sufficiently indented and end with a ]\nyaml-syntax.yaml:4:22: Flow map in block collection must be sufficiently indented and end with a }"],
-  ["duplicate key", ["run", "dup-key.yaml"], "dup-key.yaml:2:1: Duplicate key (map keys must be unique)"],
+  ["duplicate key", ["run", "dup-key.yaml"], "dup-key.yaml:2:1: Duplicate key \"version\" (map keys must be unique)"],
   ["wrong type in with", ["run", "wrong-type.yaml"], "wrong-type.yaml:5:20 steps[0].with.ops[0].pat: Expected string"],
   ["unknown top-level key (all problems at once)", ["run", "unknown-key.yaml"], 'unknown-key.yaml:1:1 steps: Missing required key "steps"\nunknown-key.yaml:2:1 step: Unknown key "step"'],
   ["unknown step key", ["run", "unknown-step-key.yaml"], 'unknown-step-key.yaml:4:5 steps[0].whith: Unknown key "whith"'],
