@@ -123,10 +123,13 @@ async function verdictFor(
   if (requested?.action === "discard") {
     return { ...base, approval: null, params: requested, outcome: "discarded" };
   }
+  // An explicit resolve step that is allowed to apply calls resolve exactly as the step asked:
+  // its reason reaches apply(reason) and the details verbatim, as the agent's resolve call would.
+  // Why it was allowed is recorded in decision, rule and approval.
   const apply = (approval: Approval | null, reason: string): Verdict => ({
     ...base,
     approval,
-    params: { action: "apply", reason: requested ? `${requested.reason} (${reason})` : reason },
+    params: { action: "apply", reason: requested ? requested.reason : reason },
     outcome: "applied",
   });
   const leave = (outcome: Outcome, reason: string): Verdict => ({

@@ -62,7 +62,7 @@ describe("the examples in recipes/ on examples/sample", () => {
       ["header#1", { action: "apply", reason: "headers are wanted" }, "auto-apply", "apply", "applied"],
       ["and-then#1", { action: "discard", reason: "the Effect migration waits for the next release" }, "auto-apply", "discard", "discarded"],
     ]);
-    expect(rep.outcomes[0]!.reason).toBe("headers are wanted (auto-apply by policy default)");
+    expect(rep.outcomes[0]!.reason).toBe("headers are wanted");
     expect(await read(dir, "src/greet.ts")).toMatch(/^\/\/ SPDX-License-Identifier: MIT\n/);
     expect(await read(dir, "src/effects/user.ts")).toContain("Effect.map(");
 

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
@@ -112,6 +112,21 @@ describe("tollgate run (end to end, real CLI, TypeScript custom tools)", () => {
     const dry = await tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--dry-run"], { cwd: dir });
     expect(dry.code).toBe(0);
     expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("hello\n");
+  });
+
+  it("an explicit resolve step that may apply calls resolve with the step's own reason (seed example)", async () => {
+    const dir = await project();
+    const recipe = (await readFile(path.join(dir, "recipe.yaml"), "utf8")) + "  - tool: resolve\n    with: { action: apply, reason: ship it }\n";
+    await writeFile(path.join(dir, "explicit.yaml"), recipe);
+    const r = await tollgate(["run", "explicit.yaml", "--policy", "auto.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(0);
+    const rep = await report(dir);
+    const [rename] = rep.outcomes;
+    expect(rename.requested).toEqual({ action: "apply", reason: "ship it" });
+    expect([rename.decision, rename.action, rename.reason, rename.outcome]).toEqual(["auto-apply", "apply", "ship it", "applied"]);
+    expect(rename.resultText).toBe("Applied batch rename. Reason: ship it");
+    expect(rename.details).toEqual({ action: "apply", reason: "ship it", sourceToolName: "batch_rename_preview", label: "Batch rename: 1 files" });
+    expect(rep.steps.at(-1)).toMatchObject({ tool: "resolve", status: "ok", resultText: "Applied batch rename. Reason: ship it" });
   });
 
   it("a file changed after staging makes the apply stale (exit 3), nothing written", async () => {
