@@ -225,17 +225,21 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         files: plans.map((p) => p.rel),
         fileReplacements,
       };
-      const trailer = [
-        ...(limitReached ? ["", "Limit reached; narrow path or increase limit."] : []),
-        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+      const notes = [
         ...(parseWarnings.length > 0
           ? ["", `Note: ${plural(parseWarnings.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
           : []),
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];
       if (total === 0) {
-        return textResult(["No replacements made", ...trailer].join("\n"), details);
+        // The seed's text: `No replacements made`, then the parse-issue block on the next line.
+        return textResult(["No replacements made", ...parseIssuesBlock(parseErrors), ...notes].join("\n"), details);
       }
+      const trailer = [
+        ...(limitReached ? ["", "Limit reached; narrow path or increase limit."] : []),
+        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+        ...notes,
+      ];
 
       const lines: string[] = [];
       const changeDetails: NonNullable<AstEditDetails["changes"]> = [];

@@ -123,26 +123,31 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         fileMatches,
         matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
       };
-      const trailer = [
-        ...(limitReached ? ["", "Result limit reached; narrow path pattern or increase limit."] : []),
-        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
-        ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
-      ];
+      const skippedLines = search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : [];
       if (shown.length === 0) {
+        // The seed's texts: the parse-issue block follows the message on the next line.
         const head =
           parseErrors.length > 0
-            ? "No matches found. Some files could not be searched reliably because of parse errors (listed below)."
+            ? "No matches found. Parse issues mean the query may be mis-scoped; narrow `path`/`glob` or set `lang` before concluding absence."
             : all.length > 0
               ? `No matches found at offset ${offset} (${all.length} in total)`
               : "No matches found";
-        return textResult([head, ...trailer].join("\n"), details);
+        return textResult([head, ...parseIssuesBlock(parseErrors), ...skippedLines].join("\n"), details);
       }
+      const trailer = [
+        ...(limitReached ? ["", "Result limit reached; narrow path pattern or increase limit."] : []),
+        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+        ...skippedLines,
+      ];
       const lines: string[] = [];
       const emit = (ms: typeof shown) => {
         for (const m of ms) {
           const textLines = m.text.split(/\r?\n/);
-          textLines.slice(0, MAX_MATCH_LINES).forEach((t, i) => lines.push(`${m.line + i}${i === 0 ? ":" : "-"}${cut(t)}`));
-          if (textLines.length > MAX_MATCH_LINES) lines.push(`${m.line + MAX_MATCH_LINES}-…`);
+          // Line numbers are padded to the widest one shown for this match (the seed's layout).
+          const width = String(m.line + Math.min(textLines.length, MAX_MATCH_LINES + 1) - 1).length;
+          const num = (n: number) => String(n).padStart(width);
+          textLines.slice(0, MAX_MATCH_LINES).forEach((t, i) => lines.push(`${num(m.line + i)}${i === 0 ? ":" : "-"}${cut(t)}`));
+          if (textLines.length > MAX_MATCH_LINES) lines.push(`${num(m.line + MAX_MATCH_LINES)}-…`);
           const names = Object.keys(m.meta);
           if (names.length > 0) lines.push(`  meta: ${names.map((n) => `${n}=${cut(m.meta[n]!, 80)}`).join(", ")}`);
         }

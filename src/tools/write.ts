@@ -50,7 +50,7 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
           appliedText: () => `${kind === "created" ? "Created" : "Wrote"} ${rel}.`,
         }),
       );
-      const text = [`${label} (${bytes} bytes)`, "", gitDiff(changes).trimEnd(), "", "Preview only: no file has been modified yet."].join("\n");
+      const text = [`${label} (${bytes} ${bytes === 1 ? "byte" : "bytes"})`, "", gitDiff(changes).trimEnd(), "", "Preview only: no file has been modified yet."].join("\n");
       return textResult(text, { path: rel, change: kind, bytes });
     },
   };

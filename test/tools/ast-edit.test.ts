@@ -135,6 +135,14 @@ describe("ast_edit", () => {
     expect(t.actions).toHaveLength(0);
   });
 
+  it("zero replacements with parse issues: the block follows `No replacements made` on the next line (seed)", async () => {
+    const dir = await testdir({ "bad.ts": "foo(a @)\n", "ok.ts": "const x = 1\n" });
+    const t = makeHost(dir);
+    const { text } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
+    expect(text).toBe("No replacements made\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)");
+    expect(t.actions).toHaveLength(0);
+  });
+
   it("validation errors use the seed's texts", async () => {
     const dir = await testdir({ "a.ts": "x\n", "b.py": "x\n" });
     const t = makeHost(dir);

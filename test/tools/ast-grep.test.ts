@@ -36,6 +36,23 @@ describe("ast_grep", () => {
     await expect(t.call("ast_grep", { pat: ["x"], lang: "ts", path: "/etc" })).rejects.toThrow(/outside the workspace/);
   });
 
+  it("no matches with parse issues: the seed's hint, the block on the next line", async () => {
+    const dir = await testdir({ "bad.ts": "foo(a @)\n" });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_grep", { pat: ["foo($A)"], lang: "ts" });
+    expect(text).toBe(
+      "No matches found. Parse issues mean the query may be mis-scoped; narrow `path`/`glob` or set `lang` before concluding absence.\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)",
+    );
+    expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
+  });
+
+  it("pads the line numbers of a multi-line match to the widest one (seed layout)", async () => {
+    const dir = await testdir({ "a.ts": `${"\n".repeat(8)}foo(\n  1\n)\n` });
+    const t = makeHost(dir);
+    const { text } = await t.call("ast_grep", { pat: ["foo($A)"], lang: "ts", path: "a.ts" });
+    expect(text).toBe([" 9:foo(", "10-  1", "11-)", "  meta: A=1"].join("\n"));
+  });
+
   it("contextual patterns with sel", async () => {
     const dir = await testdir({ "a.ts": "class A { x = 1; y = 2 }\n" });
     const t = makeHost(dir);

@@ -16,7 +16,10 @@ describe("write", () => {
     expect(t.actions[0]!.sourceToolName).toBe("write");
     expect(details).toEqual({ path: "src/new.ts", change: "created", bytes: 19 });
     expect(text).toContain("+export const x = 1");
+    expect(text.split("\n")[0]).toBe("Write: create src/new.ts (19 bytes)");
     expect(text).toContain("no file has been modified yet");
+    expect((await t.call("write", { path: "one.txt", content: "x" })).text.split("\n")[0]).toBe("Write: create one.txt (1 byte)");
+    t.actions.pop();
     expect(existsSync(path.join(dir, "src/new.ts"))).toBe(false);
     expect((await t.actions[0]!.apply("r")).content[0]).toMatchObject({ text: "Created src/new.ts." });
     expect(read(dir, "src/new.ts")).toBe("export const x = 1\n");
