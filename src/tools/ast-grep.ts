@@ -81,7 +81,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         signal,
       });
       const { discovery } = search;
-      const parseErrors: string[] = [];
+      const parseErrors: string[] = [...search.patternIssues];
       const all: Array<AstGrepMatch & { fileText: string; start: number; end: number }> = [];
       for (const r of search.results) {
         if (r.status !== "matched") continue;

@@ -53,6 +53,21 @@ describe("ast_grep", () => {
     expect(text).toBe([" 9:foo(", "10-  1", "11-)", "  meta: A=1"].join("\n"));
   });
 
+  it("without lang, searches a mixed-language tree with each file's own language (like ast-grep)", async () => {
+    const dir = await testdir({ "a.ts": "foo(1)\n", "b.js": "foo(2)\n", "c.py": "def g():\n    foo(3)\n", "d.css": "a { color: red }\n", "package.json": '{"foo": 1}\n' });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_grep", { pat: ["foo($A)"] });
+    expect(details.files).toEqual(["a.ts", "b.js", "c.py"]);
+    expect(text).toBe(["# a.ts", "1:foo(1)", "  meta: A=1", "", "# b.js", "1:foo(2)", "  meta: A=2", "", "# c.py", "2:foo(3)", "  meta: A=3"].join("\n"));
+    // a pattern that is not valid in some of the languages leaves those files out, listed
+    const py = await t.call("ast_grep", { pat: ["def $F(): $$$B"] });
+    expect(py.details.files).toEqual(["c.py"]);
+    expect(py.details.parseErrors.some((e: string) => e.startsWith("Invalid pattern for TypeScript: def $F(): $$$B"))).toBe(true);
+    expect(py.text).toContain("\n\nParse issues:\n- Invalid pattern for");
+    // ast_edit still needs one language (the seed's rule)
+    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages");
+  });
+
   it("contextual patterns with sel", async () => {
     const dir = await testdir({ "a.ts": "class A { x = 1; y = 2 }\n" });
     const t = makeHost(dir);

@@ -43,6 +43,8 @@ export interface SearchOutcome {
   filesSearched: number;
   /** The prefilter per language (also drives region parsing; the rebase reuses it). */
   prefilter: Record<string, PrefilterSpec>;
+  /** Languages left out of a mixed-language search because a pattern is invalid in them. */
+  patternIssues: string[];
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
@@ -123,17 +125,42 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       set.add(info.name);
       families.set(info.family, set);
     }
-    if (families.size > 1) {
+    // ast_edit rewrites with one language (the seed's rule); ast_grep, like the ast-grep CLI
+    // and the seed's search, reads every file in its own language.
+    if (families.size > 1 && input.toolName === "ast_edit") {
       const names = [...families.values()].flatMap((s) => [...s]).sort();
       throw new ToolError(`\`lang\` is required for ${input.toolName} when path/glob resolves to multiple languages: ${names.join(", ")}`);
     }
   }
-  const langs = [...new Set(langOf.values())].sort();
+  let langs = [...new Set(langOf.values())].sort();
 
   const napi = await loadNapi();
   ensureLanguages(napi, langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []);
-  for (const lang of langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []) {
-    for (const pat of input.pats) validatePattern(napi, lang, pat, input.sel);
+  const patternIssues: string[] = [];
+  if (langs.length > 1 && input.toolName === "ast_grep") {
+    // Mixed languages (ast_grep): a pattern that is not valid in one of them leaves that
+    // language's files out, listed as a parse issue; invalid in all of them is the error.
+    let first: unknown;
+    const dropped = new Set<string>();
+    for (const lang of langs) {
+      for (const pat of input.pats) {
+        try {
+          validatePattern(napi, lang, pat, input.sel);
+        } catch (err) {
+          first ??= err;
+          dropped.add(lang);
+          patternIssues.push(err instanceof Error ? err.message : String(err));
+          break;
+        }
+      }
+    }
+    if (dropped.size === langs.length) throw first;
+    for (const [rel, id] of langOf) if (dropped.has(id)) langOf.delete(rel);
+    langs = langs.filter((id) => !dropped.has(id));
+  } else {
+    for (const lang of langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []) {
+      for (const pat of input.pats) validatePattern(napi, lang, pat, input.sel);
+    }
   }
 
   const prefilter: Record<string, PrefilterSpec> = {};
@@ -153,7 +180,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
     else filesSearched++;
   }
-  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter };
+  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter, patternIssues };
 }
 
 /** Capture names of a pattern (name → multi), for ast_grep's meta display. */
