@@ -210,6 +210,11 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   // The tree the run started from (the run's own writes would make it dirty at the end).
   const git = await gitState(prepared.workspace.root);
   const { recipe, policy, session, workspace } = prepared;
+  // The session was built before the run's interrupt signal existed (prepareRun): a step that
+  // is running when SIGINT/SIGTERM arrives (an exec command, a long scan) must see it too.
+  if (options.signal && options.signal !== session.signal) {
+    session.signal = session.signal ? AbortSignal.any([session.signal, options.signal]) : options.signal;
+  }
   const forceDryRun = Boolean(options.dryRun || options.check);
   const ctx: ResolutionContext = {
     session,

@@ -59,7 +59,8 @@ export class Session {
   readonly store = new PendingActionStore();
   readonly tools = new Map<string, Tool>();
   readonly records: ToolCallRecord[] = [];
-  readonly signal: AbortSignal | undefined;
+  /** Handed to every tool call; the runner sets the run's interrupt signal when execution starts. */
+  signal: AbortSignal | undefined;
   readonly #now: () => number;
   readonly #listeners = new Set<(event: SessionEvent) => void>();
   readonly #pushCounts = new Map<string, number>();

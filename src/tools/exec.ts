@@ -44,11 +44,12 @@ export function commandLine(command: string, args: readonly string[], shell: boo
   return shell ? [command, ...args].join(" ") : [command, ...args].map(quote).join(" ");
 }
 
-function outputText(line: string, result: ExecResult, timeout: number | undefined): string {
+function outputText(line: string, result: ExecResult, timeout: number | undefined, signal?: AbortSignal): string {
   const parts = [`$ ${line}`];
   if (result.stdout) parts.push(result.stdout.replace(/\n$/, ""));
   if (result.stderr) parts.push(result.stderr.replace(/\n$/, ""));
-  parts.push(result.killed ? `killed${timeout !== undefined ? ` (timeout ${timeout} ms)` : ""}, exit code ${result.code}` : `exit code ${result.code}`);
+  const why = signal?.aborted ? " (interrupted)" : timeout !== undefined ? ` (timeout ${timeout} ms)` : "";
+  parts.push(result.killed ? `killed${why}, exit code ${result.code}` : `exit code ${result.code}`);
   return parts.join("\n");
 }
 
@@ -91,7 +92,7 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
         return textResult(`Staged: ${line}${cwdRel !== "." ? ` (in ${cwdRel})` : ""}\nIt runs when this pending action is resolved with apply.`, base);
       }
       const result = await run(signal);
-      const text = outputText(line, result, params.timeout);
+      const text = outputText(line, result, params.timeout, signal);
       if (result.code !== 0 || result.killed) throw new ToolError(text);
       return textResult(text, { ...base, code: result.code, killed: result.killed, stdout: result.stdout, stderr: result.stderr });
     },

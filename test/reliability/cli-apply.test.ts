@@ -164,3 +164,36 @@ describe("tollgate run through the CLI: interrupt during apply, --atomic", () =>
     noLeftovers(dir);
   });
 });
+
+describe("tollgate run through the CLI: interrupt during a step", () => {
+  it.concurrent("SIGINT while an exec step runs: the command is killed at once, staged actions are discarded, exit 130", { timeout: 60_000 }, async () => {
+    const dir = tempDir("tollgate-cli-int-exec-");
+    writeTree(dir, {
+      "recipe.yaml": [
+        "version: 1",
+        "steps:",
+        "  - tool: write",
+        "    with: { path: z.txt, content: z }",
+        "  - tool: exec",
+        `    with: { command: ${JSON.stringify(process.execPath)}, args: ["-e", "require('fs').writeFileSync('started', ''); setTimeout(() => {}, 60000)"] }`,
+        "",
+      ].join("\n"),
+      "auto.yaml": "version: 1\ndefault: auto-apply\n",
+    });
+    const run = start(dir);
+    await waitFor(() => existsSync(path.join(dir, "started")), 30_000, "the command to start");
+    const sent = Date.now();
+    run.child.kill("SIGINT");
+    const r = await run.child;
+    // Before the fix the step ran its full minute: the session never saw the run's signal.
+    expect(Date.now() - sent).toBeLessThan(20_000);
+    expect(r.exitCode, run.stderr()).toBe(130);
+    const rep = report(dir);
+    expect(rep.run.interrupted).toBe(true);
+    expect(rep.steps[1]).toMatchObject({ tool: "exec", status: "error" });
+    expect(rep.steps[1].resultText).toMatch(/killed \(interrupted\)/);
+    expect(rep.outcomes.map((o: { outcome: string; reason: string }) => [o.outcome, o.reason])).toEqual([["discarded", "interrupted"]]);
+    expect(existsSync(path.join(dir, "z.txt"))).toBe(false);
+    noLeftovers(dir);
+  });
+});
