@@ -4,7 +4,7 @@ import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
-import type { ToolHost } from "./host.js";
+import { outsideScope, type ToolHost } from "./host.js";
 
 export const editParameters = Type.Object(
   {
@@ -21,6 +21,8 @@ export type EditParams = Static<typeof editParameters>;
 export interface EditDetails {
   path: string;
   replacements: number;
+  /** Set when the file is outside the run's files or shard: nothing was read or staged. */
+  skipped?: string;
 }
 
 function countOccurrences(text: string, needle: string): number {
@@ -41,6 +43,8 @@ export function createEditTool(host: ToolHost): Tool<typeof editParameters, Edit
       if (typeof params.oldText !== "string" || params.oldText.length === 0) throw new ToolError("`oldText` must be a non-empty string");
       const all = params.all ?? false;
       const { rel } = host.workspace.contain(params.path);
+      const outside = outsideScope(host.scope, rel);
+      if (outside) return textResult(`Skipped: ${outside}`, { path: rel, replacements: 0, skipped: outside });
       const current = await host.workspace.readIfExists(rel);
       if (!current) throw new ToolError(`File not found: ${rel}`);
       let oldText = params.oldText;

@@ -4,7 +4,7 @@ import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
-import type { ToolHost } from "./host.js";
+import { outsideScope, type ToolHost } from "./host.js";
 
 export const writeParameters = Type.Object(
   {
@@ -18,8 +18,10 @@ export type WriteParams = Static<typeof writeParameters>;
 
 export interface WriteDetails {
   path: string;
-  change: "created" | "modified" | "unchanged";
+  change: "created" | "modified" | "unchanged" | "skipped";
   bytes: number;
+  /** Set when the file is outside the run's files or shard: nothing was staged. */
+  skipped?: string;
 }
 
 export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, WriteDetails> {
@@ -33,8 +35,10 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
       if (typeof params.path !== "string" || params.path.trim() === "") throw new ToolError("`path` must be a non-empty string");
       const { rel } = host.workspace.contain(params.path);
       if (rel === ".") throw new ToolError(`Not a file path: ${params.path}`);
-      const changes = await host.workspace.stage([{ path: rel, content: params.content }]);
       const bytes = Buffer.byteLength(params.content);
+      const outside = outsideScope(host.scope, rel);
+      if (outside) return textResult(`Skipped: ${outside}`, { path: rel, change: "skipped", bytes, skipped: outside });
+      const changes = await host.workspace.stage([{ path: rel, content: params.content }]);
       if (changes.length === 0) {
         return textResult(`No changes: ${rel} already has this content`, { path: rel, change: "unchanged", bytes });
       }

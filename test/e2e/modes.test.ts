@@ -189,4 +189,35 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(await read(dir, "lib/b.ts")).toBe(B);
     expect((await reportOf(dir)).run.files).toEqual(["src/a.ts"]);
   });
+
+  it("positional files restrict edit and write too: a named file outside them is skipped, nothing staged", async () => {
+    const dir = await project({
+      "notes.txt": "hello\n",
+      "edits.yaml": [
+        "version: 1",
+        "steps:",
+        "  - id: notes",
+        "    tool: edit",
+        "    with: { path: notes.txt, oldText: hello, newText: bye }",
+        "  - id: created",
+        "    tool: write",
+        "    with: { path: new.txt, content: new }",
+        "  - id: a",
+        "    tool: edit",
+        "    with: { path: src/a.ts, oldText: Effect.map, newText: Effect.andThen }",
+        "",
+      ].join("\n"),
+    });
+    const r = await tollgate(["run", "--check", "--recipe", "edits.yaml", "src/a.ts", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(1);
+    const report = await reportOf(dir);
+    expect(report.outcomes.map((o) => o.id)).toEqual(["a#1"]);
+    expect(report.steps.map((s) => [s.id, s.status, s.resultText])).toEqual([
+      ["notes", "ok", "Skipped: notes.txt is not among the run's files"],
+      ["created", "ok", "Skipped: new.txt is not among the run's files"],
+      ["a", "ok", expect.stringContaining("Edit: 1 replacement in src/a.ts")],
+    ]);
+    const clean = await tollgate(["run", "--check", "--recipe", "edits.yaml", "lib/b.ts"], { cwd: dir });
+    expect(clean.code).toBe(0);
+  });
 });

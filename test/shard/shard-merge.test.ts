@@ -64,6 +64,23 @@ describe("--shard i/n and merge-reports (SPEC 7)", () => {
     expect(JSON.parse(again.stdout).outcomes).toEqual(merged.outcomes);
   });
 
+  it("edit and write steps belong to the shard of their file: every change is staged by exactly one shard", async () => {
+    const dir = await project();
+    const steps = ["version: 1", "steps:"];
+    for (let i = 0; i < 6; i++) steps.push(`  - id: w${i}`, "    tool: write", `    with: { path: out/f${i}.txt, content: "${i}" }`);
+    steps.push("  - id: e", "    tool: edit", "    with: { path: src/m00.ts, oldText: Effect.map, newText: Effect.andThen }", "");
+    await writeFile(path.join(dir, "files.yaml"), steps.join("\n"));
+    const ids: string[] = [];
+    for (const i of [1, 2, 3]) {
+      const r = await tollgate(["run", "files.yaml", "--shard", `${i}/3`, "--report", `f${i}.json`], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      const report = await json(path.join(dir, `f${i}.json`));
+      ids.push(...report.outcomes.map((o) => o.id));
+      for (const s of report.steps) if (s.actions.length === 0) expect(s.resultText).toMatch(/^Skipped: \S+ belongs to shard [123]\/3$/);
+    }
+    expect(ids.sort()).toEqual(["e#1", "w0#1", "w1#1", "w2#1", "w3#1", "w4#1", "w5#1"]);
+  });
+
   it("auto-apply in shards writes the same files as one unsharded run", async () => {
     const a = await project();
     const b = await project();
