@@ -261,15 +261,24 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
   const singleFile = entries.length === 1 && entries[0]!.kind === "file";
   const baseDir = singleFile ? path.posix.dirname(entries[0]!.base) || "." : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
 
-  const inDirEntry = (rel: string): boolean =>
-    dirEntries.some((e) => {
+  // Where a file sits in the directory entries: its path relative to the directory the `glob`
+  // parameter is relative to, or undefined when no entry holds it. A path glob may name files
+  // (src/**/*.ts) or directories (packages/*/src, as in the seed): then the file lies below a
+  // matching directory and `glob` applies from there (packages/*/src with glob **/*.ts).
+  const entryMatchers = dirEntries.map((e) => ({ e, match: e.glob ? globFilter(e.glob) : undefined }));
+  const placeInEntries = (rel: string): string | undefined => {
+    for (const { e, match } of entryMatchers) {
       const inside = e.base === "." ? true : rel.startsWith(`${e.base}/`);
-      if (!inside) return false;
-      if (!e.glob) return true;
+      if (!inside) continue;
       const sub = e.base === "." ? rel : rel.slice(e.base.length + 1);
-      return globFilter(e.glob)(sub);
-    });
-  const relToBase = (rel: string, base: string): string => (base === "." ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : rel);
+      if (!match || match(sub)) return sub;
+      for (let i = sub.indexOf("/"); i !== -1; i = sub.indexOf("/", i + 1)) {
+        if (match(sub.slice(0, i))) return sub.slice(i + 1);
+      }
+    }
+    return undefined;
+  };
+  const inDirEntry = (rel: string): boolean => placeInEntries(rel) !== undefined;
 
   let listed: string[];
   let source: Discovery["source"];
@@ -314,8 +323,8 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     const explicit = explicitFiles.includes(rel);
     if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) continue;
     if (userGlob) {
-      const base = explicit ? path.posix.dirname(rel) : (dirEntries.find((e) => e.base === "." || rel.startsWith(`${e.base}/`))?.base ?? ".");
-      if (!userGlob(relToBase(rel, base))) continue;
+      const rest = explicit ? path.posix.basename(rel) : placeInEntries(rel);
+      if (rest === undefined || !userGlob(rest)) continue;
     }
     if (options.accept && !explicit && !options.accept(rel)) continue;
     if (options.scope?.shard && shardOf(rel, options.scope.shard.count) !== options.scope.shard.index) continue;

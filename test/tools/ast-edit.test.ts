@@ -302,4 +302,26 @@ describe("ast_edit", () => {
     expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src", glob: "deep/*.ts" })).details.files).toEqual(["src/deep/b.ts"]);
     expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/a.ts,test" })).details.files).toEqual(["src/a.ts", "test/c.ts"]);
   });
+
+  it("a path glob naming directories combines with the glob filter (the seed's packages/pkg-*/src case)", async () => {
+    const dir = await testdir({
+      "packages/pkg-123/src/root.ts": "legacyWrap(rootValue, rootArg)\n",
+      "packages/pkg-123/src/nested/child.ts": "legacyWrap(childValue, childArg)\n",
+      "packages/pkg-123/src/ignore.js": "legacyWrap(ignoreValue, ignoreArg)\n",
+      "packages/pkg-123/other/x.ts": "legacyWrap(otherValue, otherArg)\n",
+      "outside.ts": "legacyWrap(outsideValue, outsideArg)\n",
+    });
+    const t = makeHost(dir);
+    const op = { pat: "legacyWrap($A, $B)", out: "modernWrap($A, $B)" };
+    const { text, details } = await t.call("ast_edit", { ops: [op], lang: "typescript", path: "packages/pkg-*/src", glob: "**/*.ts" });
+    expect(text).toContain("## └─ root.ts (1 replacement)");
+    expect(text).toContain("## └─ child.ts (1 replacement)");
+    expect(text).not.toContain("ignore.js");
+    expect(text).not.toContain("x.ts");
+    expect(text).not.toContain("outside.ts");
+    expect(details.totalReplacements).toBe(2);
+    // without the glob filter the directories' files are the scope; the filter is relative to them
+    expect((await t.call("ast_edit", { ops: [op], lang: "ts", path: "packages/*/src" })).details.totalReplacements).toBe(2);
+    expect((await t.call("ast_edit", { ops: [op], lang: "ts", path: "packages/*/src", glob: "nested/*.ts" })).details.totalReplacements).toBe(1);
+  });
 });
