@@ -7,6 +7,20 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
 } else {
+  // An error no step awaited (a custom tool's un-awaited `pi.files.stage`, a throwing timer) has
+  // no step to fail: without these handlers Node prints a stack trace and exits 1, which reads as
+  // "outstanding". It is a failure during the run instead: one line, exit at least 3 (SPEC 5, 8).
+  let stray = false;
+  const onStray = (err: unknown) => {
+    stray = true;
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}\n`);
+    if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    if (typeof process.exitCode === "number" && process.exitCode < 3) process.exitCode = 3;
+  };
+  process.on("unhandledRejection", onStray);
+  process.on("uncaughtException", onStray);
   const { main } = await import("./app.js");
-  process.exitCode = await main(argv);
+  const code = await main(argv);
+  process.exitCode = stray && code < 3 ? 3 : code;
 }

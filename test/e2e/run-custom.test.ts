@@ -169,6 +169,23 @@ export default (pi) => ({
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("an error no step awaited (stray rejection, throwing timer) is one line and exit 3, never a stack trace", async () => {
+    const stray = (name: string, body: string) =>
+      `export default (pi) => ({ name: "${name}", label: "S", description: "d", parameters: pi.typebox.Type.Object({}), execute: async () => { ${body}; return { content: [{ type: "text", text: "ok" }] }; } });`;
+    const dir = await testdir({
+      "tools/rejects.mjs": stray("rejects", 'Promise.reject(new Error("stray rejection"))'),
+      "tools/timer.mjs": stray("timer", 'setTimeout(() => { throw new Error("timer boom"); }, 0)'),
+      "a.yaml": "version: 1\ntools: [./tools/rejects.mjs]\nsteps:\n  - tool: rejects\n",
+      "b.yaml": "version: 1\ntools: [./tools/timer.mjs]\nsteps:\n  - tool: timer\n  - tool: exec\n    with: { command: node, args: [-e, 'setTimeout(() => {}, 200)'] }\n",
+    });
+    for (const [recipe, message] of [["a.yaml", "stray rejection"], ["b.yaml", "timer boom"]]) {
+      const r = await tollgate(["run", recipe!], { cwd: dir });
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it("--version answers without loading the CLI", async () => {
     const dir = await testdir();
     const r = await tollgate(["--version"], { cwd: dir });
