@@ -119,7 +119,9 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     atomic: Boolean(options.atomic && !options.dryRun && !options.check),
     ...(options.fs ? { fs: options.fs } : {}),
   });
-  const session = new Session({ cwd, ...(options.now ? { now: options.now } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  // Inactive until the run starts: a factory that pushes while it is loaded gets the seed's
+  // "store unavailable" error (SPEC 1.3), in run, validate and tools alike.
+  const session = new Session({ cwd, active: false, ...(options.now ? { now: options.now } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   const logger = options.logger ?? silentLogger;
   const exec = options.exec ?? createExec(cwd);
   const host: ToolHost = {
@@ -215,6 +217,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   if (options.signal && options.signal !== session.signal) {
     session.signal = session.signal ? AbortSignal.any([session.signal, options.signal]) : options.signal;
   }
+  session.start();
   const forceDryRun = Boolean(options.dryRun || options.check);
   const ctx: ResolutionContext = {
     session,

@@ -33,6 +33,11 @@ export interface SessionOptions {
   /** Milliseconds clock; injectable for deterministic tests. */
   now?: () => number;
   signal?: AbortSignal;
+  /**
+   * False: the session is not active until `start()` (the runner loads custom tools first, and
+   * a push while loading is outside an active session). Default true.
+   */
+  active?: boolean;
 }
 
 /** Human-readable path of the first schema violation, e.g. `files[0]: Expected string`. */
@@ -66,7 +71,7 @@ export class Session {
   readonly #pushCounts = new Map<string, number>();
   #callCounter = 0;
   #current: { stepId: string; toolCallId: string; pushed: PendingAction[] } | undefined;
-  #active = true;
+  #state: "idle" | "active" | "ended";
   /** The action the last `resolve` call popped (even when its callback threw). */
   lastPopped: PendingAction | undefined;
 
@@ -74,16 +79,22 @@ export class Session {
     this.cwd = options.cwd;
     this.#now = options.now ?? Date.now;
     this.signal = options.signal;
+    this.#state = options.active === false ? "idle" : "active";
     this.register(createResolveTool(this.store, (a) => (this.lastPopped = a)));
   }
 
   get active(): boolean {
-    return this.#active;
+    return this.#state === "active";
+  }
+
+  /** Makes an idle session active (an ended one stays ended). */
+  start(): void {
+    if (this.#state === "idle") this.#state = "active";
   }
 
   /** After end(), pushPendingAction throws STORE_UNAVAILABLE. */
   end(): void {
-    this.#active = false;
+    this.#state = "ended";
   }
 
   on(listener: (event: SessionEvent) => void): () => void {
@@ -101,7 +112,7 @@ export class Session {
    * (`<step-id>#<n>` id, tool-call id). Outside a call the action belongs to the last step.
    */
   pushPendingAction(action: PendingAction): void {
-    if (!this.#active) throw new Error(STORE_UNAVAILABLE);
+    if (this.#state !== "active") throw new Error(STORE_UNAVAILABLE);
     const stepId = this.#current?.stepId ?? this.records.at(-1)?.stepId ?? "session";
     const toolCallId = this.#current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
     const n = (this.#pushCounts.get(stepId) ?? 0) + 1;

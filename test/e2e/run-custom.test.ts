@@ -186,6 +186,34 @@ export default (pi) => ({
     }
   });
 
+  it("pushPendingAction outside an active session throws the seed's message: while loading, and after the run", async () => {
+    const dir = await testdir({
+      "tools/early.ts": `export default (pi) => {
+  pi.pushPendingAction({ label: "Early: at load", apply: async () => ({ content: [] }) });
+  return { name: "early", label: "E", description: "d", parameters: pi.typebox.Type.Object({}), execute: async () => ({ content: [] }) };
+};`,
+      "tools/late.ts": `export default (pi) => ({ name: "late", label: "L", description: "d", parameters: pi.typebox.Type.Object({}),
+  execute: async () => {
+    process.once("beforeExit", () => {
+      try { pi.pushPendingAction({ label: "Late: after the run", apply: async () => ({ content: [] }) }); process.stderr.write("LATE: pushed\\n"); }
+      catch (err) { process.stderr.write("LATE: " + err.message + "\\n"); }
+    });
+    return { content: [{ type: "text", text: "ok" }] };
+  } });`,
+      "early.yaml": "version: 1\ntools: [./tools/early.ts]\nsteps:\n  - tool: early\n",
+      "late.yaml": "version: 1\ntools: [./tools/late.ts]\nsteps:\n  - tool: late\n",
+    });
+    const message = `${path.join("tools", "early.ts")}: Failed to load tool: Pending action store unavailable for custom tools in this runtime.`;
+    for (const command of ["run", "validate"]) {
+      const r = await tollgate([command, "early.yaml"], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    const late = await tollgate(["run", "late.yaml"], { cwd: dir });
+    expect(late.code).toBe(0);
+    expect(late.stderr).toContain("LATE: Pending action store unavailable for custom tools in this runtime.");
+  });
+
   it("--version answers without loading the CLI", async () => {
     const dir = await testdir();
     const r = await tollgate(["--version"], { cwd: dir });
