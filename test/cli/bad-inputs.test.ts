@@ -82,8 +82,6 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["allow.customTools: false refuses modules", ["run", "custom.yaml", "--policy", "p-nocustom.yaml"], "custom.yaml:2:8 tools: Custom tool modules are not allowed by the policy (allow.customTools: false)"],
   ["--var without =", ["run", "ok.yaml", "--var", "src"], '--var expects name=value, got "src"'],
   ["--var of an undeclared variable", ["run", "ok.yaml", "--var", "sorc=lib"], '--var sorc: the recipe defines no variable "sorc"; defined vars: src'],
-  ["conflicting flags: --dry-run --approve-all", ["run", "ok.yaml", "--dry-run", "--approve-all"], `tollgate: Arguments approve-all and dry-run are mutually exclusive\n${USAGE}`],
-  ["conflicting flags: --check --mode", ["run", "ok.yaml", "--check", "--mode", "auto-apply"], `tollgate: Arguments mode and check are mutually exclusive\n${USAGE}`],
   ["bad --format", ["run", "ok.yaml", "--format", "xml"], `tollgate: Invalid values:\n  Argument: format, Given: "xml", Choices: "text", "json", "github"\n${USAGE}`],
   ["bad --mode", ["run", "ok.yaml", "--mode", "yolo"], `tollgate: Invalid values:\n  Argument: mode, Given: "yolo", Choices: "auto-apply", "require-approval", "dry-run", "discard"\n${USAGE}`],
   ["unknown flag", ["run", "ok.yaml", "--bogus"], `tollgate: Unknown argument: bogus\n${USAGE}`],

@@ -151,6 +151,21 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(clean.code).toBe(0);
   });
 
+  it("--dry-run and --check force dry-run over --mode and --approve-all (no usage error): nothing written", async () => {
+    const dir = await project();
+    const dry = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--mode", "auto-apply", "--approve-all", "--dry-run", "--report", "report.json"], { cwd: dir });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((await reportOf(dir)).run).toMatchObject({ mode: "dry-run" });
+    expect(outcomes(await reportOf(dir))).toEqual([
+      ["lib#1", "dry-run", "dry-run"],
+      ["src#1", "dry-run", "dry-run"],
+    ]);
+    const check = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--check"], { cwd: dir });
+    expect(check.code, check.stderr).toBe(1);
+    expect(await read(dir, "src/a.ts")).toBe(A);
+    expect(await read(dir, "lib/b.ts")).toBe(B);
+  });
+
   it("policy rules: first match wins, rule name and index recorded; protect blocks (exit 3, nothing written)", async () => {
     const dir = await project({
       "rules.yaml": [
