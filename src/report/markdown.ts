@@ -78,7 +78,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   }
   let text = head.join("\n");
   const withDiffs = report.outcomes.filter((o) => o.diff.length > 0);
-  if (withDiffs.length > 0) text += "### Diffs\n\n";
+  // A blank line ends the actions table before the heading (GFM renderers differ otherwise).
+  if (withDiffs.length > 0) text += "\n### Diffs\n\n";
   let omitted = 0;
   for (const o of withDiffs) {
     const block = diffBlock(o, maxDiff, where);

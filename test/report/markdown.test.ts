@@ -35,7 +35,7 @@ describe("renderSummary", () => {
     expect(md).toContain("**1 step, 1 action: 1 dry-run** · exit 0 · dry run");
     expect(md).toContain("| dry-run | 1 |");
     expect(md).toContain("| 1 | s | ast_edit | ok | s#1 | 3 | x \\| y |");
-    expect(md).toContain("| s#1 | AST Edit: 1 replacement in 1 file | dry-run (default) | dry-run | 1 | +1 −1 |");
+    expect(md).toContain("| s#1 | AST Edit: 1 replacement in 1 file | dry-run (default) | dry-run | 1 | +1 −1 |\n\n### Diffs\n");
     expect(md).toContain("`````diff\n--- a/x");
     expect(md).toContain("## tollgate: my \\| recipe");
   });

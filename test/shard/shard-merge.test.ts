@@ -112,6 +112,8 @@ describe("--shard i/n and merge-reports (SPEC 7)", () => {
     const partial = await tollgate(["merge-reports", "a.json"], { cwd: dir });
     expect(partial.code).toBe(0);
     expect(partial.stderr).toContain("shards 2 of 2 are missing from the merge");
+    expect(partial.stderr).toMatch(/tollgate: merged 1 report, \d+ actions?[:( ]/);
+    expect(partial.stderr).not.toMatch(/\b1 (reports|actions)\b/);
     for (const bad of ["0/2", "3/2", "x"]) expect((await tollgate(["run", "recipe.yaml", "--shard", bad], { cwd: dir })).code).toBe(2);
   });
 });

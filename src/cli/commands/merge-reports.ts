@@ -60,7 +60,8 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
       }
       const s = merged.summary;
       const parts = Object.entries(s.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-      process.stderr.write(`tollgate: merged ${inputs.length} reports, ${s.actions} actions${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
+      const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+      process.stderr.write(`tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
       const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
       await writeOutputs(merged, { ...args, format });
       setExit(merged.exitCode);
