@@ -185,7 +185,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           break;
         }
         if (matchesTouchErrors(r.matches)) {
-          parseErrors.push(`${r.rel}: parse error (syntax tree contains error nodes)`);
+          parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
           continue;
         }
         let raw = r.matches;
@@ -201,7 +201,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           continue;
         }
         if (plan.after === r.text) continue;
-        if (r.errors.length > 0) parseWarnings.push(`${r.rel}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
+        if (r.errors.length > 0) parseWarnings.push(`${displayPath(r.rel, discovery)}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
         plans.push({ rel: r.rel, lang: search.langOf.get(r.rel)!, text: r.text, sha256: r.sha256, after: plan.after, matches: plan.matches, keep });
         total += plan.matches.length;
       }
@@ -211,7 +211,10 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         );
       }
 
-      const fileReplacements = plans.map((p) => ({ path: p.rel, count: p.matches.length }));
+      // Paths in `files`, `fileReplacements` and the parse issues are the seed's display paths
+      // (relative to the scope directory, the basename for a one-file scope); `changes` and the
+      // report's outcome files are workspace-relative.
+      const fileReplacements = plans.map((p) => ({ path: displayPath(p.rel, discovery), count: p.matches.length }));
       const details: AstEditDetails = {
         totalReplacements: total,
         filesTouched: plans.length,
@@ -222,7 +225,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         ...(parseWarnings.length > 0 ? { parseWarnings } : {}),
         ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
         scopePath: discovery.scopePath,
-        files: plans.map((p) => p.rel),
+        files: fileReplacements.map((f) => f.path),
         fileReplacements,
       };
       const notes = [

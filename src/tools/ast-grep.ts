@@ -86,7 +86,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       for (const r of search.results) {
         if (r.status !== "matched") continue;
         if (matchesTouchErrors(r.matches)) {
-          parseErrors.push(`${r.rel}: parse error (syntax tree contains error nodes)`);
+          parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
           continue;
         }
         const index = new LineIndex(r.text);
@@ -119,8 +119,9 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         ...(parseErrors.length > 0 ? { parseErrors } : {}),
         ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
         scopePath: discovery.scopePath,
-        files: fileMatches.map((f) => f.path),
-        fileMatches,
+        // The seed's display paths (relative to the scope directory); `matches` are workspace-relative.
+        files: fileMatches.map((f) => displayPath(f.path, discovery)),
+        fileMatches: fileMatches.map((f) => ({ path: displayPath(f.path, discovery), count: f.count })),
         matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
       };
       const skippedLines = search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : [];

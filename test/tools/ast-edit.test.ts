@@ -37,9 +37,11 @@ describe("ast_edit", () => {
       limitReached: false,
       parseErrors: [],
       scopePath: "src",
-      files: ["src/a.ts"],
-      fileReplacements: [{ path: "src/a.ts", count: 2 }],
+      // the seed's display paths: relative to the scope directory
+      files: ["a.ts"],
+      fileReplacements: [{ path: "a.ts", count: 2 }],
     });
+    expect(details.changes[0].path).toBe("src/a.ts");
     expect(read(dir, "src/a.ts")).toContain("Effect.map(a, f)"); // nothing written yet
     const applied = await action.apply("ok");
     expect(applied.content[0]).toEqual({ type: "text", text: "Applied 2 replacements in 1 file." });
@@ -298,8 +300,9 @@ describe("ast_edit", () => {
   it("accepts globs in path and the glob filter, and comma lists", async () => {
     const dir = await testdir({ "src/a.ts": "Effect.map(a, f)\n", "src/deep/b.ts": "Effect.map(a, f)\n", "test/c.ts": "Effect.map(a, f)\n" });
     const t = makeHost(dir);
-    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/**/*.ts" })).details.files).toEqual(["src/a.ts", "src/deep/b.ts"]);
-    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src", glob: "deep/*.ts" })).details.files).toEqual(["src/deep/b.ts"]);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/**/*.ts" })).details.files).toEqual(["a.ts", "deep/b.ts"]);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src", glob: "deep/*.ts" })).details.files).toEqual(["deep/b.ts"]);
+    expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/deep/b.ts" })).details.fileReplacements).toEqual([{ path: "b.ts", count: 1 }]);
     expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/a.ts,test" })).details.files).toEqual(["src/a.ts", "test/c.ts"]);
   });
 

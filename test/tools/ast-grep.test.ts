@@ -68,6 +68,16 @@ describe("ast_grep", () => {
     await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages");
   });
 
+  it("details name files by the seed's display paths (relative to the scope); matches stay workspace-relative", async () => {
+    const dir = await testdir({ "src/a.ts": "foo(1)\n", "src/lib/b.ts": "foo(2)\n", "src/bad.ts": "foo(a @)\n" });
+    const t = makeHost(dir);
+    const { details } = await t.call("ast_grep", { pat: ["foo($A)"], path: "src" });
+    expect(details.files).toEqual(["a.ts", "lib/b.ts"]);
+    expect(details.fileMatches).toEqual([{ path: "a.ts", count: 1 }, { path: "lib/b.ts", count: 1 }]);
+    expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
+    expect(details.matches.map((m: any) => m.path)).toEqual(["src/a.ts", "src/lib/b.ts"]);
+  });
+
   it("contextual patterns with sel", async () => {
     const dir = await testdir({ "a.ts": "class A { x = 1; y = 2 }\n" });
     const t = makeHost(dir);
