@@ -111,9 +111,11 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         else fileMatches.push({ path: m.path, count: 1 });
       }
       const details: AstGrepDetails = {
-        matchCount: shown.length,
+        // As in the seed: matchCount and fileCount count every match (before offset/limit);
+        // files/fileMatches/matches describe the page shown.
+        matchCount: all.length,
         totalMatches: all.length,
-        fileCount: fileMatches.length,
+        fileCount: new Set(all.map((m) => m.path)).size,
         filesSearched: search.filesSearched,
         limitReached,
         ...(parseErrors.length > 0 ? { parseErrors } : {}),

@@ -19,6 +19,8 @@ describe("ast_grep", () => {
     const first = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", limit: 2 });
     expect(first.details.matches.map((m: any) => m.meta.A)).toEqual(["1", "2"]);
     expect(first.details.limitReached).toBe(true);
+    // the seed's counts are totals; the page is in files/fileMatches/matches
+    expect(first.details).toMatchObject({ matchCount: 3, totalMatches: 3, fileCount: 1, fileMatches: [{ path: "a.ts", count: 2 }] });
     expect(first.text).toContain("\n\nResult limit reached; narrow path pattern or increase limit.");
     const second = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", limit: 2, offset: 2 });
     expect(second.details.matches.map((m: any) => m.meta.A)).toEqual(["3"]);
