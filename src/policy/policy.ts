@@ -3,7 +3,7 @@ import { InputError, type Issue } from "../errors.js";
 import { readConfigFile } from "../recipe/read.js";
 import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
 import type { PendingAction } from "../session/types.js";
-import { checkGlob, globMatcher } from "../workspace/glob.js";
+import { checkGlob, globMatcher, textGlobMatcher } from "../workspace/glob.js";
 import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
 
 export interface Policy {
@@ -65,9 +65,9 @@ export function parsePolicy(text: string, displayName: string, abs?: string): Po
   const rules = (raw.rules ?? []).map((rule, index) => {
     const m = rule.match ?? {};
     const base: (string | number)[] = ["rules", index, "match"];
-    const tool = m.tool !== undefined ? globMatcher(checked(m.tool, [...base, "tool"])) : undefined;
-    const step = m.step !== undefined ? globMatcher(checked(m.step, [...base, "step"])) : undefined;
-    const label = m.label !== undefined ? globMatcher(checked(m.label, [...base, "label"])) : undefined;
+    const tool = m.tool !== undefined ? textGlobMatcher(checked(m.tool, [...base, "tool"])) : undefined;
+    const step = m.step !== undefined ? textGlobMatcher(checked(m.step, [...base, "step"])) : undefined;
+    const label = m.label !== undefined ? textGlobMatcher(checked(m.label, [...base, "label"])) : undefined;
     const paths = m.paths !== undefined ? globMatcher(m.paths.map((g, i) => checked(g, [...base, "paths", i]))) : undefined;
     const matches = (a: ActionFacts): boolean => {
       if (tool && !tool(a.sourceToolName)) return false;

@@ -16,3 +16,16 @@ export function checkGlob(glob: string): string | undefined {
     return err instanceof Error ? err.message : String(err);
   }
 }
+
+/** Stands in for "/" so that picomatch, which is path-aware, treats it as an ordinary character. */
+const SLASH = "\uE000";
+
+/**
+ * A glob over free text (policy `tool`, `step`, `label`): `*` matches any run of characters,
+ * "/" included. A label such as `Write: create src/new.ts` names paths, and `Write: *` must
+ * match it; path-aware matching would stop `*` at the first "/".
+ */
+export function textGlobMatcher(glob: string): (text: string) => boolean {
+  const matcher = picomatch(glob.split("/").join(SLASH), { dot: true });
+  return (text) => matcher(text.split("/").join(SLASH));
+}

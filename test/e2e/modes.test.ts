@@ -166,6 +166,32 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(await read(dir, "lib/b.ts")).toBe(B);
   });
 
+  it("policy label/tool/step globs match free text: '*' crosses '/' in a label (labels name paths)", async () => {
+    const dir = await project({
+      "labels.yaml": [
+        "version: 1",
+        "steps:",
+        "  - { id: gen-one, tool: write, with: { path: out/deep/x.txt, content: x } }",
+        "  - { id: gen-two, tool: write, with: { path: out/y.txt, content: y } }",
+        "",
+      ].join("\n"),
+      "p.yaml": [
+        "version: 1",
+        "default: dry-run",
+        "rules:",
+        "  - { name: deep writes, match: { label: 'Write: create out/deep*' }, decision: discard }",
+        "  - { name: generated, match: { step: 'gen*', tool: 'wr*' }, decision: auto-apply }",
+        "",
+      ].join("\n"),
+    });
+    const r = await tollgate(["run", "labels.yaml", "--policy", "p.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(outcomes(await reportOf(dir))).toEqual([
+      ["gen-two#1", "auto-apply", "applied"],
+      ["gen-one#1", "discard", "discarded"],
+    ]);
+  });
+
   it("policy rules: first match wins, rule name and index recorded; protect blocks (exit 3, nothing written)", async () => {
     const dir = await project({
       "rules.yaml": [
