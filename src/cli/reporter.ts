@@ -76,6 +76,12 @@ export function createReporter(opts: ReporterOptions) {
       const colour = report.exitCode === 0 ? c.green : report.exitCode === 1 ? c.yellow : c.red;
       write(`tollgate: ${summaryLine(report)} ${colour(`(exit ${report.exitCode})`)}${report.run.interrupted ? c.red(" interrupted") : ""}`);
     },
+    /** A run-log line (custom tools' `pi.logger`): printed above the spinner, which keeps going. */
+    log: (line: string) => {
+      if (status) stream.write("\r\x1b[K");
+      write(`  ${c.dim(safeText(line))}`);
+      draw();
+    },
     /** Stops the spinner (before a prompt or an error message). */
     pause: clear,
   };

@@ -214,6 +214,21 @@ export default (pi) => ({
     expect(late.stderr).toContain("LATE: Pending action store unavailable for custom tools in this runtime.");
   });
 
+  it("pi.logger writes the run log to stderr, never to stdout", async () => {
+    const dir = await testdir({
+      "tools/chatty.ts": `import type { CustomToolFactory } from "tollgate";
+const f: CustomToolFactory = (pi) => ({ name: "chatty", label: "C", description: "d", parameters: pi.typebox.Type.Object({}),
+  execute: async () => { pi.logger.info("scanned 3 files"); pi.logger.warn("one was odd"); return { content: [{ type: "text", text: "ok" }] }; } });
+export default f;`,
+      "recipe.yaml": "version: 1\ntools: [./tools/chatty.ts]\nsteps:\n  - tool: chatty\n",
+    });
+    const r = await tollgate(["run", "recipe.yaml", "--format", "json"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).steps[0].resultText).toBe("ok");
+    expect(r.stderr).toContain("scanned 3 files\n");
+    expect(r.stderr).toContain("warning: one was odd\n");
+  });
+
   it("--version answers without loading the CLI", async () => {
     const dir = await testdir();
     const r = await tollgate(["--version"], { cwd: dir });

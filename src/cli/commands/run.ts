@@ -155,7 +155,9 @@ export async function executeWithOutputs(
   const shownAtPrompt = new Set<string>();
   const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
-  const prepared = await prepareRun(options);
+  // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
+  const { createLogger } = await import("../../logger.js");
+  const prepared = await prepareRun({ ...options, logger: options.logger ?? createLogger(reporter.log) });
   const { handleInterrupts } = await import("../../workspace/interrupt.js");
   const interrupts = handleInterrupts({
     onInterrupt: (sig) => {
