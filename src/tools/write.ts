@@ -33,6 +33,7 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
     deferrable: true,
     async execute(_id, params): Promise<AgentToolResult<WriteDetails>> {
       if (typeof params.path !== "string" || params.path.trim() === "") throw new ToolError("`path` must be a non-empty string");
+      if (/[\\/]$/.test(params.path.trim())) throw new ToolError(`Not a file path: ${params.path}`);
       const { rel } = host.workspace.contain(params.path);
       if (rel === ".") throw new ToolError(`Not a file path: ${params.path}`);
       const bytes = Buffer.byteLength(params.content);

@@ -193,7 +193,16 @@ export class Workspace {
   /** Reads a text file; throws for missing, binary, non-UTF-8 and oversize files. */
   async read(userPath: string): Promise<ReadResult> {
     const { real, rel } = this.contain(userPath);
-    const bytes = await this.fs.readFile(real);
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.fs.readFile(real);
+    } catch (err) {
+      // One clear message (SPEC 8) instead of the raw errno text with an absolute path.
+      const code = errnoOf(err);
+      if (code === "EISDIR") throw new Error(`Not a file: ${rel} is a directory`);
+      if (code === "ENOTDIR") throw new Error(`Not a file path: ${rel} (a parent of it is a file)`);
+      throw err;
+    }
     const decoded = decodeText(bytes, this.maxFileBytes);
     if ("problem" in decoded) throw new Error(`Cannot read ${rel}: ${describeProblem(decoded.problem, this.maxFileBytes)}`);
     return { rel, text: decoded.text, sha256: sha256(bytes) };

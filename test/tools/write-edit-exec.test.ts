@@ -51,6 +51,16 @@ describe("write", () => {
     await expect(t.call("write", { path: "../escape.txt", content: "x" })).rejects.toThrow(/outside the workspace/);
     await expect(t.call("write", { path: "/tmp/escape.txt", content: "x" })).rejects.toThrow(/outside the workspace/);
   });
+
+  it("a directory, a path below a file, or a trailing slash is one clear error (no errno text)", async () => {
+    const dir = await testdir({ "d/x.txt": "x\n", "f.txt": "x\n" });
+    const t = makeHost(dir);
+    await expect(t.call("write", { path: "d", content: "x" })).rejects.toThrow(/^Not a file: d is a directory$/);
+    await expect(t.call("write", { path: "f.txt/sub.txt", content: "x" })).rejects.toThrow(/^Not a file path: f\.txt\/sub\.txt \(a parent of it is a file\)$/);
+    await expect(t.call("write", { path: "newdir/", content: "x" })).rejects.toThrow(/^Not a file path: newdir\/$/);
+    await expect(t.call("edit", { path: "d", oldText: "x", newText: "y" })).rejects.toThrow(/^Not a file: d is a directory$/);
+    expect(t.actions).toHaveLength(0);
+  });
 });
 
 describe("edit", () => {
