@@ -105,13 +105,9 @@ export function matchText(
   for (const [start, end] of regions ?? [[0, text.length] as [number, number]]) {
     const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
     const found: Array<{ node: SgNode; match: RawMatch }> = [];
-    collect(root, start, job, found);
-    if (found.length === 0) continue;
     const local: Array<[number, number]> = [];
-    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
-      const r = e.range();
-      local.push([r.start.index + start, r.end.index + start]);
-    }
+    collect(root, start, job, found, local);
+    if (found.length === 0) continue;
     if (local.length > 0) flagMisparsed(found, local, job.ops, start);
     errors.push(...local);
     for (const f of found) matches.push(f.match);
@@ -132,15 +128,43 @@ function flagMisparsed(found: Array<{ node: SgNode; match: RawMatch }>, errors: 
   }
 }
 
-function collect(root: SgNode, offset: number, job: Pick<EngineJob, "ops" | "sel">, found: Array<{ node: SgNode; match: RawMatch }>): void {
-  job.ops.forEach((op, index) => {
-    for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) {
-      const r = node.range();
-      const captures: Record<string, [number, number] | null> = {};
-      for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi, offset);
-      found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures } });
+function patternRule(pat: string, sel: string | undefined): { pattern: string | { context: string; selector: string } } {
+  return { pattern: sel ? { context: pat, selector: sel } : pat };
+}
+
+/**
+ * Matches of every op, and the ERROR nodes (as [start, end)) when there are matches. One op,
+ * the common case, takes a single traversal for both (`any` of the pattern and `kind: ERROR`):
+ * walking a whole tree twice cost about as much again as the match itself.
+ */
+function collect(root: SgNode, offset: number, job: Pick<EngineJob, "ops" | "sel">, found: Array<{ node: SgNode; match: RawMatch }>, errors: Array<[number, number]>): void {
+  const push = (node: SgNode, index: number) => {
+    const op = job.ops[index]!;
+    const r = node.range();
+    const captures: Record<string, [number, number] | null> = {};
+    for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi, offset);
+    found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures } });
+  };
+  const errorAt = (node: SgNode) => {
+    const r = node.range();
+    errors.push([r.start.index + offset, r.end.index + offset]);
+  };
+  if (job.ops.length === 1) {
+    const rule = patternRule(job.ops[0]!.pat, job.sel);
+    for (const node of root.findAll({ rule: { any: [rule, { kind: "ERROR" }] } } as never)) {
+      if (node.kind() !== "ERROR") push(node, 0);
+      else {
+        errorAt(node);
+        if (node.matches({ rule } as never)) push(node, 0);
+      }
     }
+    if (found.length === 0) errors.length = 0;
+    return;
+  }
+  job.ops.forEach((op, index) => {
+    for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) push(node, index);
   });
+  if (found.length > 0) for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) errorAt(e);
 }
 
 /** Offsets where the prefilter's anchors occur in the text. */
