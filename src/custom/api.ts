@@ -64,7 +64,10 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
     },
     files: {
       async read(path) {
-        return (await host.workspace.read(path)).text;
+        // One clear message like the built-in edit tool's, not the raw ENOENT with an absolute path.
+        const current = await host.workspace.readIfExists(path);
+        if (!current) throw new Error(`File not found: ${host.workspace.contain(path).rel}`);
+        return current.text;
       },
       async stage({ label, changes, details, sourceToolName }) {
         if (!host.push) throw new Error(STORE_UNAVAILABLE);

@@ -80,7 +80,7 @@ export async function loadCustomToolModule(
       factory = (factory as { default: unknown }).default;
     }
   } catch (err) {
-    throw new ToolLoadError(display, `Failed to load tool: ${firstLine(messageOf(err))}`);
+    throw new ToolLoadError(display, `Failed to load tool: ${loadMessage(messageOf(err), abs)}`);
   }
   if (typeof factory !== "function") throw new ToolLoadError(display, NO_DEFAULT_EXPORT);
   let produced: unknown;
@@ -102,5 +102,18 @@ export async function loadCustomToolModule(
 }
 
 function firstLine(text: string): string {
-  return text.split("\n")[0] ?? text;
+  return (text.split("\n")[0] ?? text).trimEnd();
+}
+
+/**
+ * The first line of an import error. A syntax error from the TypeScript loader carries its
+ * position on a later line (` /abs/tool.ts:1:9`, 0-based column): it becomes ` at 1:10`.
+ */
+export function loadMessage(text: string, abs: string): string {
+  const first = firstLine(text);
+  for (const line of text.split("\n").slice(1)) {
+    const m = /^\s*(.+):(\d+):(\d+)\s*$/.exec(line);
+    if (m && path.resolve(m[1]!) === path.resolve(abs)) return `${first} at ${m[2]}:${Number(m[3]) + 1}`;
+  }
+  return first;
 }

@@ -59,6 +59,7 @@ describe("custom tool loader (SPEC 1.3)", () => {
       "throws.ts": "throw new Error('boom at import');",
       "factory-throws.ts": "export default () => { throw new Error('factory boom'); };",
       "syntax.ts": "export default (pi => {",
+      "typo.ts": "const x: = 1;\nexport default () => [];\n",
       "dup.ts": TOOL("ast_edit"),
     });
     const pi = api(dir);
@@ -69,6 +70,8 @@ describe("custom tool loader (SPEC 1.3)", () => {
     await expect(load("throws.ts")).rejects.toThrow("throws.ts: Failed to load tool: boom at import");
     await expect(load("factory-throws.ts")).rejects.toThrow("factory-throws.ts: Failed to load tool: factory boom");
     await expect(load("syntax.ts")).rejects.toThrow(/^syntax\.ts: Failed to load tool: /);
+    // a syntax error keeps its position (1-based column), no trailing blanks
+    await expect(load("typo.ts")).rejects.toThrow(/^typo\.ts: Failed to load tool: ParseError: Unexpected token at 1:10$/);
     await expect(load("dup.ts")).rejects.toThrow('dup.ts: Tool name "ast_edit" conflicts with existing tool');
     await expect(load("missing.ts")).rejects.toThrow("missing.ts: Failed to load tool: file not found");
   });
@@ -101,6 +104,8 @@ describe("custom tool loader (SPEC 1.3)", () => {
     expect(await pi.ui.input("t")).toBeUndefined();
     expect(pi.typebox.Type.String().type).toBe("string");
     expect(() => pi.pushPendingAction({ label: "x", apply: async () => ({ content: [] }) })).toThrow(STORE_UNAVAILABLE);
+    // a missing file is one clear message, not ENOENT with an absolute path
+    await expect(pi.files.read("sub/../nope.txt")).rejects.toThrow(/^File not found: nope\.txt$/);
     await expect(api(dir, undefined, false).exec("true", [])).rejects.toThrow(EXEC_NOT_ALLOWED);
     const timed = await pi.exec(process.execPath, ["-e", "setTimeout(() => {}, 5000)"], { timeout: 200 });
     expect(timed.killed).toBe(true);
