@@ -44,7 +44,8 @@ export async function resolveTop(
   }
   if (entry.reject) {
     const result = await entry.reject(params.reason);
-    if (result !== undefined) return { content: result.content, details };
+    // undefined (or null, or anything that is not a tool result) keeps the default message
+    if (result != null && Array.isArray(result.content)) return { content: result.content, details };
   }
   return { content: [{ type: "text", text: `Discarded: ${entry.label}. Reason: ${params.reason}` }], details };
 }

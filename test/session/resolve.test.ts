@@ -109,6 +109,13 @@ describe("resolve (seed behaviour matrix, seed-semantics 2.10)", () => {
     expect(a.content).toEqual([{ type: "text", text: "Discarded: A: no reject. Reason: " }]);
   });
 
+  it("discard: a reject returning null (plain JS tools) also keeps the default text, not a TypeError", async () => {
+    const store = new PendingActionStore();
+    store.push(action("N: null reject", [], { reject: async () => null as never }));
+    const n = await resolveTop(store, { action: "discard", reason: "why" });
+    expect(n.content).toEqual([{ type: "text", text: "Discarded: N: null reject. Reason: why" }]);
+  });
+
   it("a throwing apply or reject is an error and the action is consumed", async () => {
     const store = new PendingActionStore();
     store.push({ label: "R", sourceToolName: "t", apply: async () => ({ content: [] }), reject: async () => { throw new Error("reject broke"); } });
