@@ -105,7 +105,11 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       if (lang) langOf.set(f.rel, lang.id);
       else unknown.push(f.rel);
     }
-    if (langOf.size === 0) {
+    // The run's file scope (positional files from pre-commit, --shard) may leave a step no
+    // code file at all: that is nothing to do, not a recipe error (a commit touching only
+    // README.md, a shard that drew no file of this step).
+    const restricted = input.scope?.files !== undefined || input.scope?.shard !== undefined;
+    if (langOf.size === 0 && !restricted) {
       if (discovery.files.length === 0) throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
       if (discovery.singleFile || discovery.source === "explicit") {
         throw new ToolError(`\`lang\` is required for ${input.toolName} when language cannot be inferred from all files: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`);
