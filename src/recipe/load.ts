@@ -67,11 +67,18 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
 
 const REF = /\$\{\{\s*([^}]*?)\s*\}\}/g;
 
+interface BadRef {
+  path: PathSeg[];
+  ref: string;
+  /** `${{` without its closing `}}` (ref is then the whole string). */
+  unterminated?: boolean;
+}
+
 /**
  * Substitutes `${{ vars.name }}` in every string of `value`. A string that is exactly one
  * reference takes the variable's own type (a number stays a number).
  */
-function interpolate(value: unknown, vars: Record<string, VarValue>, at: PathSeg[], bad: Array<{ path: PathSeg[]; ref: string }>): unknown {
+function interpolate(value: unknown, vars: Record<string, VarValue>, at: PathSeg[], bad: BadRef[]): unknown {
   if (typeof value === "string") {
     const whole = /^\$\{\{\s*([^}]*?)\s*\}\}$/.exec(value);
     const lookup = (expr: string): VarValue | undefined => {
@@ -83,6 +90,8 @@ function interpolate(value: unknown, vars: Record<string, VarValue>, at: PathSeg
       return vars[m[1]!];
     };
     if (whole) return lookup(whole[1]!) ?? value;
+    // `${{` that no `}}` closes is a broken reference, not literal text to pass on silently.
+    if (value.replace(REF, "").includes("${{")) bad.push({ path: at, ref: value, unterminated: true });
     return value.replace(REF, (all, expr: string) => {
       const v = lookup(expr);
       return v === undefined ? all : String(v);
@@ -124,10 +133,13 @@ export function checkSteps(
       issues.push(at(["steps", index, "tool"], `Unknown tool "${step.tool}". Available: ${known}`));
       return;
     }
-    const bad: Array<{ path: PathSeg[]; ref: string }> = [];
+    const bad: BadRef[] = [];
     const params = interpolate(step.with ?? {}, recipe.vars, ["steps", index, "with"], bad) as Record<string, unknown>;
+    const defined = Object.keys(recipe.vars).sort().join(", ") || "(none)";
     for (const b of bad) {
-      issues.push(at(b.path, `Unknown reference \${{ ${b.ref} }}; defined vars: ${Object.keys(recipe.vars).sort().join(", ") || "(none)"}`));
+      if (b.unterminated) issues.push(at(b.path, `Unterminated reference in ${JSON.stringify(b.ref)}: \${{ needs a closing }}`));
+      else if (b.ref === "") issues.push(at(b.path, `Empty reference \${{ }}; defined vars: ${defined}`));
+      else issues.push(at(b.path, `Unknown reference \${{ ${b.ref} }}; defined vars: ${defined}`));
     }
     if (bad.length === 0) issues.push(...schemaIssues(located, tool.parameters, params, ["steps", index, "with"]));
     steps.push({ id, tool: step.tool, with: params, index, ...(step.timeout !== undefined ? { timeout: step.timeout } : {}) });
