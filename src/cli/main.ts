@@ -12,6 +12,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   // "outstanding". It is a failure during the run instead: one line, exit at least 3 (SPEC 5, 8).
   let stray = false;
   const onStray = (err: unknown) => {
+    // The reader closed stdout (`tollgate ... --format json | head`): nothing to report.
+    if ((err as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return;
     stray = true;
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}\n`);

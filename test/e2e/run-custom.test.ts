@@ -229,6 +229,20 @@ export default f;`,
     expect(r.stderr).toContain("warning: one was odd\n");
   });
 
+  it("what a custom tool prints (console.log, process.stdout.write) goes to stderr: --format json and tools --json stay JSON", async () => {
+    const dir = await testdir({
+      "tools/noisy.mjs": `export default (pi) => { console.log("factory"); return { name: "noisy", label: "N", description: "d", parameters: pi.typebox.Type.Object({}), execute: async () => { console.log("from execute"); process.stdout.write("raw write\\n"); return { content: [{ type: "text", text: "ok" }] }; } }; };`,
+      "r.yaml": "version: 1\ntools: [./tools/noisy.mjs]\nsteps:\n  - tool: noisy\n",
+    });
+    const r = await tollgate(["run", "r.yaml", "--format", "json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).steps[0].resultText).toBe("ok");
+    expect(r.stderr).toContain("factory\nfrom execute\nraw write\n");
+    const tools = await tollgate(["tools", "r.yaml", "--json"], { cwd: dir });
+    expect(JSON.parse(tools.stdout).map((t: { name: string }) => t.name)).toContain("noisy");
+    expect(tools.stderr).toContain("factory");
+  });
+
   it("--version answers without loading the CLI", async () => {
     const dir = await testdir();
     const r = await tollgate(["--version"], { cwd: dir });

@@ -8,6 +8,7 @@ import type { RunOptions } from "../../runner/run.js";
 import { colorEnabled, colors } from "../output.js";
 import { createReporter } from "../reporter.js";
 import { writeOutputs } from "../outputs.js";
+import { divertStdout } from "../stdout.js";
 
 export interface RunArgs {
   recipe?: string;
@@ -157,7 +158,11 @@ export async function executeWithOutputs(
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
   const { createLogger } = await import("../../logger.js");
-  const prepared = await prepareRun({ ...options, logger: options.logger ?? createLogger(reporter.log) });
+  const restoreStdout = divertStdout();
+  const prepared = await prepareRun({ ...options, logger: options.logger ?? createLogger(reporter.log) }).catch((err: unknown) => {
+    restoreStdout();
+    throw err;
+  });
   const { handleInterrupts } = await import("../../workspace/interrupt.js");
   const interrupts = handleInterrupts({
     onInterrupt: (sig) => {
@@ -200,6 +205,7 @@ export async function executeWithOutputs(
       await writeOutputs(report, { report: args.report });
       throw err;
     });
+    restoreStdout(); // the run's user code is done: stdout is the machine output's again
     const report = finish ? await finish(result.report) : result.report;
     // --patch reads the previews kept beside the report object: keep them for a finished copy.
     if (report !== result.report) attachPreviews(report, previewsFor(result.report));
@@ -207,6 +213,7 @@ export async function executeWithOutputs(
     await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
     return report.exitCode;
   } finally {
+    restoreStdout();
     reporter.pause();
     interrupts.dispose();
   }

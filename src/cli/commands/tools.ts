@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { CommandModule } from "yargs";
 import type { Tool } from "../../session/types.js";
+import { divertStdout } from "../stdout.js";
 
 interface ToolsArgs {
   json?: boolean;
@@ -19,7 +20,8 @@ export function toolsCommand(setExit: (code: number) => void): CommandModule<obj
         .option("json", { type: "boolean", describe: "Print JSON (name, label, description, deferrable, parameters)" })
         .option("cwd", { type: "string" }) as never,
     handler: async (args) => {
-      const tools = await listTools(args);
+      const restoreStdout = divertStdout(); // custom tool factories may print: not into --json
+      const tools = await listTools(args).finally(restoreStdout);
       if (args.json) {
         const out = tools.map((t) => ({
           name: t.name,
