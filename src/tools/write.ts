@@ -4,6 +4,7 @@ import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
+import { inStyleOf } from "../workspace/text.js";
 import { outsideScope, type ToolHost } from "./host.js";
 
 export const writeParameters = Type.Object(
@@ -36,10 +37,14 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
       if (/[\\/]$/.test(params.path.trim())) throw new ToolError(`Not a file path: ${params.path}`);
       const { rel } = host.workspace.contain(params.path);
       if (rel === ".") throw new ToolError(`Not a file path: ${params.path}`);
-      const bytes = Buffer.byteLength(params.content);
+      let bytes = Buffer.byteLength(params.content);
       const outside = outsideScope(host.scope, rel);
       if (outside) return textResult(`Skipped: ${outside}`, { path: rel, change: "skipped", bytes, skipped: outside });
-      const changes = await host.workspace.stage([{ path: rel, content: params.content }]);
+      // Recipe YAML cannot easily say CRLF or BOM: an overwrite keeps the file's own (SPEC 8).
+      const existing = await host.workspace.readIfExists(rel);
+      const content = existing ? inStyleOf(existing.text, params.content) : params.content;
+      bytes = Buffer.byteLength(content);
+      const changes = await host.workspace.stage([{ path: rel, content }]);
       if (changes.length === 0) {
         return textResult(`No changes: ${rel} already has this content`, { path: rel, change: "unchanged", bytes });
       }

@@ -35,3 +35,17 @@ export function describeProblem(problem: TextProblem, maxBytes = DEFAULT_MAX_FIL
       return `larger than ${maxBytes} bytes`;
   }
 }
+
+/**
+ * A full new content for an existing file, in that file's conventions (SPEC 8: writes keep line
+ * endings and a leading BOM): LF-only content for a file whose line endings are all CRLF gets
+ * CRLF, and the file's BOM is kept. Content that already carries CRLF or a BOM is taken as is.
+ */
+export function inStyleOf(before: string, content: string): string {
+  let out = content;
+  const crlf = (before.match(/\r\n/g) ?? []).length;
+  const lf = (before.match(/\n/g) ?? []).length;
+  if (crlf > 0 && crlf === lf && out.includes("\n") && !out.includes("\r\n")) out = out.replace(/\n/g, "\r\n");
+  if (before.startsWith("\uFEFF") && !out.startsWith("\uFEFF")) out = `\uFEFF${out}`;
+  return out;
+}

@@ -52,6 +52,21 @@ describe("write", () => {
     await expect(t.call("write", { path: "/tmp/escape.txt", content: "x" })).rejects.toThrow(/outside the workspace/);
   });
 
+  it("an overwrite keeps the file's CRLF line endings and BOM (SPEC 8); explicit CRLF content is taken as is", async () => {
+    const dir = await testdir({});
+    writeFileSync(path.join(dir, "w.txt"), "\uFEFFa\r\nb\r\n");
+    writeFileSync(path.join(dir, "mixed.txt"), "a\r\nb\n");
+    writeFileSync(path.join(dir, "lf.txt"), "a\nb\n");
+    const t = makeHost(dir);
+    await t.call("write", { path: "w.txt", content: "x\ny\n" });
+    await t.call("write", { path: "mixed.txt", content: "x\ny\n" });
+    await t.call("write", { path: "lf.txt", content: "x\r\ny\r\n" });
+    for (const a of [...t.actions].reverse()) await a.apply("r");
+    expect(read(dir, "w.txt")).toBe("\uFEFFx\r\ny\r\n");
+    expect(read(dir, "mixed.txt")).toBe("x\ny\n");
+    expect(read(dir, "lf.txt")).toBe("x\r\ny\r\n");
+  });
+
   it("a directory, a path below a file, or a trailing slash is one clear error (no errno text)", async () => {
     const dir = await testdir({ "d/x.txt": "x\n", "f.txt": "x\n" });
     const t = makeHost(dir);
