@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
@@ -30,18 +31,53 @@ function selfEntry(): string {
   return existsSync(built) ? built : path.resolve(here, "../index.ts");
 }
 
-async function importModule(abs: string): Promise<unknown> {
-  const ext = path.extname(abs);
-  if (ext === ".js" || ext === ".mjs") return import(pathToFileURL(abs).href);
+/** TypeBox as tollgate has it, so `import { Type } from "@sinclair/typebox"` works without installing it. */
+function typeboxDir(): string | undefined {
+  try {
+    return path.dirname(createRequire(import.meta.url).resolve("@sinclair/typebox/package.json"));
+  } catch {
+    try {
+      // package.json is not in its exports map: walk up from the entry to the package root
+      let dir = path.dirname(createRequire(import.meta.url).resolve("@sinclair/typebox"));
+      while (!existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+      return dir;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Bare specifiers a tool may import without having them installed beside it. */
+const PROVIDED = ["tollgate", "@sinclair/typebox"];
+
+async function jitiImport(abs: string): Promise<unknown> {
   if (!jitiInstance) {
     const { createJiti } = await import("jiti");
+    const typebox = typeboxDir();
     jitiInstance = createJiti(import.meta.url, {
       moduleCache: false,
       tryNative: false,
-      alias: { tollgate: selfEntry() },
+      alias: { tollgate: selfEntry(), ...(typebox ? { "@sinclair/typebox": typebox } : {}) },
     });
   }
   return jitiInstance.import(abs);
+}
+
+async function importModule(abs: string): Promise<unknown> {
+  const ext = path.extname(abs);
+  if (ext !== ".js" && ext !== ".mjs") return jitiImport(abs);
+  try {
+    return await import(pathToFileURL(abs).href);
+  } catch (err) {
+    // A plain JS tool importing tollgate or TypeBox from a directory that has neither installed:
+    // load it through the TypeScript loader, which provides both.
+    const code = (err as { code?: string }).code;
+    const message = messageOf(err);
+    if (code === "ERR_MODULE_NOT_FOUND" && PROVIDED.some((name) => message.includes(`'${name}'`) || message.includes(`'${name}/`))) {
+      return jitiImport(abs);
+    }
+    throw err;
+  }
 }
 
 function isToolShape(value: unknown): value is Tool {

@@ -51,6 +51,23 @@ describe("custom tool loader (SPEC 1.3)", () => {
     expect(names).toEqual(["t_ts", "t_mts", "t_js", "t_mjs1", "t_mjs2"]);
   });
 
+  it("a tool may import TypeBox (and tollgate) without having them installed beside it, .ts and .mjs", async () => {
+    const body = (name: string) => `import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+export default () => ({ name: "${name}", label: "T", description: "d", parameters: Type.Object({ n: Type.Number() }),
+  execute: async (_id, p) => ({ content: [{ type: "text", text: String(Value.Check(Type.Number(), p.n)) }] }) });`;
+    const dir = await testdir({ "tb.ts": body("tb_ts"), "tb.mjs": body("tb_mjs") });
+    const session = new Session({ cwd: dir });
+    for (const file of ["tb.ts", "tb.mjs"]) {
+      const [tool] = await loadCustomToolModule(path.join(dir, file), api(dir, session), new Set(session.tools.keys()));
+      session.register(tool!);
+      const ok = await session.call(tool!.name, { n: 1 }, "s");
+      expect(ok.result.content).toEqual([{ type: "text", text: "true" }]);
+      // its schema validates like any other (no coercion)
+      expect((await session.call(tool!.name, { n: "1" }, "s")).result.isError).toBe(true);
+    }
+  });
+
   it("gives the four seed error strings, naming the module", async () => {
     const dir = await testdir({
       "tool.md": "# not code",
