@@ -6,6 +6,7 @@ import type { PendingAction } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { outsideScope, type FileScope } from "../tools/host.js";
 import type { CustomToolAPI, CustomToolUI } from "./types.js";
 
 export const EXEC_NOT_ALLOWED = "exec is not allowed by the policy (allow.exec: false)";
@@ -29,6 +30,8 @@ export interface ApiHost {
   logger: Logger;
   /** The session's push, or undefined when no session is active. */
   push: ((action: PendingAction) => void) | undefined;
+  /** The run's positional files and shard: pi.files.stage leaves out files outside them. */
+  scope?: FileScope;
   /** Name of the tool currently executing, for the default sourceToolName of pi.files.stage. */
   currentTool?: () => string | undefined;
 }
@@ -71,8 +74,16 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
       },
       async stage({ label, changes, details, sourceToolName }) {
         if (!host.push) throw new Error(STORE_UNAVAILABLE);
-        const staged = await host.workspace.stage(changes.map((c) => ({ path: c.path, content: c.content })));
-        const result = { files: staged.map((c) => c.path), diff: gitDiff(staged), staged: staged.length > 0 };
+        // files.. and --shard restrict every tool (SPEC 5, 7): a change to a file outside them is
+        // left out, as ast_edit, edit and write leave such files alone.
+        const skipped: string[] = [];
+        const wanted = changes.filter((c) => {
+          const rel = host.workspace.contain(c.path).rel;
+          if (host.scope && outsideScope(host.scope, rel)) skipped.push(rel);
+          return !skipped.includes(rel);
+        });
+        const staged = await host.workspace.stage(wanted.map((c) => ({ path: c.path, content: c.content })));
+        const result = { files: staged.map((c) => c.path), diff: gitDiff(staged), staged: staged.length > 0, skipped };
         if (staged.length === 0) return result;
         push(
           createFileAction(host.workspace, {

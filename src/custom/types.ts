@@ -41,6 +41,8 @@ export interface StageResult {
   diff: string;
   /** False when nothing would change (no action was pushed). */
   staged: boolean;
+  /** Paths left out because they lie outside the run's files (`files..`) or `--shard`. */
+  skipped: string[];
 }
 
 /** tollgate's addition: diffs, stale checks, atomic writes and rollback for custom tools. */

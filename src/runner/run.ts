@@ -145,6 +145,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     allowExec: effectivePolicy.allow.exec,
     logger,
     push: (a) => session.pushPendingAction(a),
+    scope: host.scope,
     currentTool: () => currentTool,
   });
   for (const modulePath of partial.tools) {

@@ -129,6 +129,17 @@ describe("tollgate run (end to end, real CLI, TypeScript custom tools)", () => {
     expect(rep.steps.at(-1)).toMatchObject({ tool: "resolve", status: "ok", resultText: "Applied batch rename. Reason: ship it" });
   });
 
+  it("pi.files.stage leaves out files outside the run's files (files..): only those are staged and written", async () => {
+    const dir = await project();
+    const r = await tollgate(["run", "recipe.yaml", "a.txt", "--policy", "auto.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const rep = await report(dir);
+    expect(rep.steps[0].resultText).toBe("staged a.txt");
+    expect(rep.outcomes.find((o: { step: string }) => o.step === "shout").files.map((f: { path: string }) => f.path)).toEqual(["a.txt"]);
+    expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("HELLO\n");
+    expect(await readFile(path.join(dir, "b.txt"), "utf8")).toBe("world\n");
+  });
+
   it("a file changed after staging makes the apply stale (exit 3), nothing written", async () => {
     const dir = await testdir({
       "a.txt": "hello\n",
