@@ -128,13 +128,12 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       };
       const skippedLines = search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : [];
       if (shown.length === 0) {
-        // The seed's texts: the parse-issue block follows the message on the next line.
+        // The seed's texts (also for an offset past the last match: details.matchCount has the
+        // total); the parse-issue block follows the message on the next line.
         const head =
           parseErrors.length > 0
             ? "No matches found. Parse issues mean the query may be mis-scoped; narrow `path`/`glob` or set `lang` before concluding absence."
-            : all.length > 0
-              ? `No matches found at offset ${offset} (${all.length} in total)`
-              : "No matches found";
+            : "No matches found";
         return textResult([head, ...parseIssuesBlock(parseErrors), ...skippedLines].join("\n"), details);
       }
       const trailer = [

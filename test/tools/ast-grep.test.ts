@@ -25,6 +25,9 @@ describe("ast_grep", () => {
     const second = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", limit: 2, offset: 2 });
     expect(second.details.matches.map((m: any) => m.meta.A)).toEqual(["3"]);
     expect(second.details.limitReached).toBe(false);
+    const past = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", offset: 5 });
+    expect(past.text).toBe("No matches found");
+    expect(past.details).toMatchObject({ matchCount: 3, limitReached: false, matches: [] });
   });
 
   it("no matches and validation texts", async () => {
