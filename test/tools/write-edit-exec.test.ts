@@ -142,6 +142,9 @@ describe("exec", () => {
     const t = makeHost(dir);
     await expect(t.call("exec", { command: process.execPath, args: ["-e", "process.exit(3)"] })).rejects.toThrow(/exit code 3/);
     await expect(t.call("exec", { command: "ls", cwd: "../.." })).rejects.toThrow(/outside the workspace/);
+    await expect(t.call("exec", { command: "ls", cwd: "nodir" })).rejects.toThrow(/^Working directory not found: nodir$/);
+    await expect(t.call("exec", { command: "ls", cwd: "sub/x.txt", stage: true })).rejects.toThrow(/^Working directory is not a directory: sub\/x\.txt$/);
+    expect(t.actions).toHaveLength(0);
     const { details } = await t.call("exec", { command: process.execPath, args: ["-e", "console.log(process.cwd().endsWith('sub'), process.env.TG_X)"], cwd: "sub", env: { TG_X: "yes" } });
     expect(details.stdout).toBe("true yes\n");
     const sh = await t.call("exec", { command: "echo $((1+2)) | tr 3 Z", shell: true });
