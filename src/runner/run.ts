@@ -251,7 +251,14 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   const outcomes: OutcomeRecord[] = [];
   let interrupted = false;
   const total = recipe.steps.length;
-  for (const step of recipe.steps) {
+  // `resolve: step` resolves after every step, before the next tool runs. An explicit resolve
+  // step that comes next is that resolution (the agent's forced `resolve` call): the point waits
+  // for it, and resolves what is still pending before the next tool (or at the end).
+  const stepPoint = async (index: number, id: string) => {
+    if (recipe.resolve !== "step" || recipe.steps[index + 1]?.tool === "resolve") return;
+    outcomes.push(...(await resolvePending(ctx, state, `${id}/resolve`)));
+  };
+  for (const [index, step] of recipe.steps.entries()) {
     if (options.signal?.aborted) {
       interrupted = true;
       break;
@@ -264,6 +271,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
         const rec = stepRecord(record);
         steps.push(rec);
         options.onStepEnd?.(rec, step.index, total);
+        await stepPoint(index, step.id);
         continue;
       }
       const resolved = await resolvePending(ctx, state, step.id, requested);
@@ -283,6 +291,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
       };
       steps.push(rec);
       options.onStepEnd?.(rec, step.index, total);
+      await stepPoint(index, step.id);
       continue;
     }
     const record = await withTimeout(session.call(step.tool, step.with, step.id), step.timeout, `Step ${step.id}`).catch(
@@ -300,7 +309,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     const rec = stepRecord(record);
     steps.push(rec);
     options.onStepEnd?.(rec, step.index, total);
-    if (recipe.resolve === "step") outcomes.push(...(await resolvePending(ctx, state, `${step.id}/resolve`)));
+    await stepPoint(index, step.id);
   }
   // Every pending action is finalized through resolve, so the stack is empty when a run ends
   // (after an interrupt too: the rest are discarded with reason "interrupted").

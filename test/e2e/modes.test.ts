@@ -261,4 +261,47 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     const clean = await tollgate(["run", "--check", "--recipe", "edits.yaml", "lib/b.ts"], { cwd: dir });
     expect(clean.code).toBe(0);
   });
+
+  it("resolve: step with an explicit resolve step next: that step resolves the action, the rest before the next tool", async () => {
+    const dir = await project({
+      "step.yaml": [
+        "version: 1",
+        "resolve: step",
+        "steps:",
+        "  - id: src",
+        "    tool: ast_edit",
+        '    with: { ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }], lang: ts, path: src }',
+        "  - tool: resolve",
+        "    with: { action: discard, reason: not this one }",
+        "  - id: two",
+        "    tool: write",
+        "    with: { path: one.txt, content: one }",
+        "  - id: three",
+        "    tool: write",
+        "    with: { path: two.txt, content: two }",
+        "  - id: lib",
+        "    tool: ast_edit",
+        '    with: { ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }], lang: ts, path: lib }',
+        "",
+      ].join("\n"),
+    });
+    const r = await tollgate(["run", "step.yaml", "--policy", "auto.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const report = await reportOf(dir);
+    expect(report.outcomes.map((o) => [o.id, o.requested?.action ?? null, o.outcome])).toEqual([
+      ["src#1", "discard", "discarded"],
+      ["two#1", null, "applied"],
+      ["three#1", null, "applied"],
+      ["lib#1", null, "applied"],
+    ]);
+    expect(report.steps.map((s) => [s.id, s.status])).toEqual([
+      ["src", "ok"],
+      ["1-resolve", "ok"],
+      ["two", "ok"],
+      ["three", "ok"],
+      ["lib", "ok"],
+    ]);
+    expect(await read(dir, "src/a.ts")).toBe(A);
+    expect(await read(dir, "lib/b.ts")).toBe(B_DONE);
+  });
 });
