@@ -115,8 +115,10 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
 
   it("require-approval with --approve <id> and with --approvals FILE (fingerprints) applies exactly those", async () => {
     const dir = await project();
-    const byId = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve", "src#1", "--report", "report.json"], { cwd: dir });
+    const byId = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve", "src#1", "--approve", "scr#1", "--report", "report.json"], { cwd: dir });
     expect(byId.code).toBe(1); // lib#1 still awaits approval
+    expect(byId.stderr).toContain("tollgate: --approve scr#1 matched no action of this run");
+    expect(byId.stderr).not.toContain("--approve src#1 matched");
     expect(await read(dir, "src/a.ts")).toBe(A_DONE);
     expect(await read(dir, "lib/b.ts")).toBe(B);
     const rep = await reportOf(dir);

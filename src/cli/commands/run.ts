@@ -210,6 +210,7 @@ export async function executeWithOutputs(
     // --patch reads the previews kept beside the report object: keep them for a finished copy.
     if (report !== result.report) attachPreviews(report, previewsFor(result.report));
     reporter.done(report);
+    warnUnmatchedApprovals(options.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
     await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
     return report.exitCode;
   } finally {
@@ -217,4 +218,14 @@ export async function executeWithOutputs(
     reporter.pause();
     interrupts.dispose();
   }
+}
+
+/**
+ * An `--approve` value that names no action of the run (a typo, an id from another plan) would
+ * otherwise go unnoticed while the action it meant stays pending: say so on stderr.
+ */
+export function warnUnmatchedApprovals(ids: ReadonlySet<string> | undefined, report: Report, log: (line: string) => void): void {
+  if (!ids || ids.size === 0) return;
+  const known = new Set(report.outcomes.flatMap((o) => [o.id, o.fingerprint]));
+  for (const id of ids) if (!known.has(id)) log(`tollgate: --approve ${id} matched no action of this run`);
 }
