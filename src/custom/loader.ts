@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { TypeGuard } from "@sinclair/typebox";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -130,6 +131,12 @@ export async function loadCustomToolModule(
   for (const tool of tools) {
     if (!isToolShape(tool)) {
       throw new ToolLoadError(display, "Failed to load tool: the factory must return a tool ({ name, parameters, execute }) or an array of tools");
+    }
+    if (!TypeGuard.IsSchema(tool.parameters)) {
+      throw new ToolLoadError(
+        display,
+        `Failed to load tool: the parameters of "${tool.name}" are not a TypeBox schema (build them with pi.typebox.Type, e.g. Type.Object({ ... }))`,
+      );
     }
     if (names.has(tool.name)) throw new ToolLoadError(display, conflictMessage(tool.name));
     names.add(tool.name);

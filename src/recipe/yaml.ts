@@ -1,4 +1,4 @@
-import { Value } from "@sinclair/typebox/value";
+import { Value, type ValueError } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
 import type { Issue } from "../errors.js";
@@ -124,7 +124,16 @@ function pointerToPath(pointer: string): PathSeg[] {
 export function schemaIssues(located: LocatedDocument, schema: TSchema, value: unknown, base: readonly PathSeg[] = []): Issue[] {
   const issues: Issue[] = [];
   const seen = new Set<string>();
-  for (const err of Value.Errors(schema, value)) {
+  const errors: ValueError[] = [];
+  try {
+    for (const err of Value.Errors(schema, value)) if (errors.push(err) >= 200) break;
+  } catch (err) {
+    // A schema TypeBox cannot check (a custom kind it has no checker for): one clear issue.
+    const pos = locate(located, [...base]);
+    const message = `Cannot check against the tool's schema: ${err instanceof Error ? err.message : String(err)}`;
+    return [{ file: located.file, line: pos.line, col: pos.col, path: formatPath([...base]), message }];
+  }
+  for (const err of errors) {
     const rel = pointerToPath(err.path);
     let path = [...base, ...rel];
     let message = err.message;

@@ -1,4 +1,4 @@
-import { Value } from "@sinclair/typebox/value";
+import { Value, type ValueError } from "@sinclair/typebox/value";
 import { ToolError, messageOf } from "../errors.js";
 import { sha256 } from "../workspace/text.js";
 import { createResolveTool } from "./resolve.js";
@@ -43,7 +43,16 @@ export interface SessionOptions {
 /** Human-readable path of the first schema violation, e.g. `files[0]: Expected string`. */
 export function schemaErrors(schema: Tool["parameters"], value: unknown): string[] {
   const out: string[] = [];
-  for (const err of Value.Errors(schema, value)) {
+  let all: Iterable<ValueError>;
+  try {
+    // materialize the first few: TypeBox throws while walking a schema it cannot check
+    const first: ValueError[] = [];
+    for (const err of Value.Errors(schema, value)) if (first.push(err) >= 20) break;
+    all = first;
+  } catch (err) {
+    return [`cannot check against the tool's schema: ${messageOf(err)}`];
+  }
+  for (const err of all) {
     const path = err.path
       .split("/")
       .slice(1)

@@ -12,6 +12,10 @@ const FILES: Record<string, string> = {
   "tools/throws.ts": 'throw new Error("module exploded");\n',
   "tools/nodefault.ts": "export const x = 1;\n",
   "tools/decl.json": '{ "name": "x" }\n',
+  "tools/plain.js":
+    'export default () => ({ name: "plain", label: "P", description: "d", parameters: { type: "object", properties: { n: { type: "number" } } }, execute: async () => ({ content: [] }) });\n',
+  "tools/unsafe.js":
+    'export default (pi) => ({ name: "unsafe", label: "U", description: "d", parameters: pi.typebox.Type.Object({ n: pi.typebox.Type.Unsafe({ type: "number" }) }), execute: async () => ({ content: [] }) });\n',
   "tools/ok.ts":
     'export default (pi) => ({ name: "okt", label: "Ok", description: "d", parameters: pi.typebox.Type.Object({ n: pi.typebox.Type.Number() }), async execute() { return { content: [] }; } });\n',
   "tools/clash.ts":
@@ -38,6 +42,8 @@ const FILES: Record<string, string> = {
   "throwing-module.yaml": "version: 1\ntools: [./tools/throws.ts]\nsteps:\n  - tool: ast_grep\n",
   "nodefault-module.yaml": "version: 1\ntools: [./tools/nodefault.ts]\nsteps:\n  - tool: ast_grep\n",
   "decl-module.yaml": "version: 1\ntools: [./tools/decl.json]\nsteps:\n  - tool: ast_grep\n",
+  "plain-module.yaml": "version: 1\ntools: [./tools/plain.js]\nsteps:\n  - tool: plain\n    with: { n: 1 }\n",
+  "unsafe-module.yaml": "version: 1\ntools: [./tools/unsafe.js]\nsteps:\n  - tool: unsafe\n    with: { n: 1 }\n",
   "clash-module.yaml": "version: 1\ntools: [./tools/clash.ts]\nsteps:\n  - tool: ast_grep\n",
   "custom-with.yaml": 'version: 1\ntools: [./tools/ok.ts]\nsteps:\n  - tool: okt\n    with: { n: "1" }\n',
   "custom.yaml": "version: 1\ntools: [./tools/ok.ts]\nsteps:\n  - tool: okt\n    with: { n: 1 }\n",
@@ -73,6 +79,8 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["missing custom module", ["run", "missing-module.yaml"], "tools/nope.ts: Failed to load tool: file not found"],
   ["custom module that throws", ["run", "throwing-module.yaml"], "tools/throws.ts: Failed to load tool: module exploded"],
   ["custom module without default export", ["run", "nodefault-module.yaml"], "tools/nodefault.ts: Tool must export a default function"],
+  ["custom tool with plain JSON Schema parameters", ["run", "plain-module.yaml"], 'tools/plain.js: Failed to load tool: the parameters of "plain" are not a TypeBox schema (build them with pi.typebox.Type, e.g. Type.Object({ ... }))'],
+  ["custom tool schema TypeBox cannot check", ["run", "unsafe-module.yaml"], "unsafe-module.yaml:5:11 steps[0].with: Cannot check against the tool's schema: Unknown type"],
   ["declarative tool file", ["run", "decl-module.yaml"], "tools/decl.json: Declarative tool files (.md, .json) cannot be loaded as executable modules"],
   ["custom tool name clash", ["run", "clash-module.yaml"], 'tools/clash.ts: Tool name "ast_edit" conflicts with existing tool'],
   ["custom tool with checked against its schema", ["run", "custom-with.yaml"], "custom-with.yaml:5:16 steps[0].with.n: Expected number"],
