@@ -235,7 +235,9 @@ export async function resolvePending(
       resultText: joinText(call.result),
       details: call.result.details ?? null,
       ...stats,
-      error: failed ? joinText(call.result) : null,
+      // Stale and blocked are failures (exit 3) also when decided before apply was called (a
+      // protected path, a fingerprint that changed since the plan): error says why in both cases.
+      error: failed ? joinText(call.result) : outcome === "stale" || outcome === "blocked" ? verdict.params.reason : null,
       ...(failed && (call.error as { rolledBack?: boolean } | undefined)?.rolledBack ? { rolledBack: true } : {}),
       durationMs: ctx.now() - started,
     };

@@ -221,6 +221,7 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(blocked.code).toBe(3);
     const rep = await reportOf(dir);
     expect(rep.outcomes[0]).toMatchObject({ id: "lib#1", decision: "blocked", outcome: "blocked", action: "discard" });
+    expect(rep.outcomes[0]!.error).toMatch(/^blocked: Refusing to write protected path\(s\): lib\/b\.ts/);
     expect(await read(dir, "lib/b.ts")).toBe(B);
   });
 

@@ -86,6 +86,8 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
       ["a#1", "applied", "apply"],
     ]);
     expect(rep.outcomes[0].reason).toMatch(/^changed since the plan: b#1 has fingerprint [0-9a-f]{12}, the plan has [0-9a-f]{12}$/);
+    expect(rep.outcomes[0].error).toBe(rep.outcomes[0].reason); // a stale outcome always says why in error
+    expect(rep.outcomes[1].error).toBeNull();
     expect(rep.outcomes[0].rule).toEqual({ name: "plan", index: null });
     expect(rep.missing).toEqual([]);
     expect(rep.fromPlan.path).toBe(path.join(dir, "plan.json"));
