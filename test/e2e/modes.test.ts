@@ -194,6 +194,16 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     ]);
   });
 
+  it("an output file that cannot be written is one clear line naming it (exit 3), not an internal error", async () => {
+    const dir = await project({ "taken": "a file\n" });
+    for (const [flag, file, why] of [["--report", "taken/r.json", "a parent path is a file"], ["--patch", "src", "it is a directory"]] as const) {
+      const r = await tollgate(["run", "recipe.yaml", flag, file], { cwd: dir });
+      expect(r.code).toBe(3);
+      expect(r.stderr.split("\n").at(-1)).toBe(`tollgate: cannot write ${file}: ${why}`);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    }
+  });
+
   it("policy rules: first match wins, rule name and index recorded; protect blocks (exit 3, nothing written)", async () => {
     const dir = await project({
       "rules.yaml": [
