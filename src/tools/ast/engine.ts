@@ -97,22 +97,50 @@ export function matchText(
   lang: string,
   text: string,
   job: Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined },
-): { matches: RawMatch[]; errors: Array<[number, number]>; regions?: number } {
+): MatchResult {
   ensureLanguages(napi, [lang]);
-  const regions = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, job.prefilter?.[lang] ?? null) : null;
-  const matches: RawMatch[] = [];
-  const errors: Array<[number, number]> = [];
+  const regions = regionsToParse(lang, text, job);
+  const out: MatchResult = { matches: [], errors: [], ...(regions ? { regions: regions.length } : {}) };
   for (const [start, end] of regions ?? [[0, text.length] as [number, number]]) {
-    const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
-    const found: Array<{ node: SgNode; match: RawMatch }> = [];
-    const local: Array<[number, number]> = [];
-    collect(root, start, job, found, local);
-    if (found.length === 0) continue;
-    if (local.length > 0) flagMisparsed(found, local, job.ops, start);
-    errors.push(...local);
-    for (const f of found) matches.push(f.match);
+    matchRoot(napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root(), start, job, out);
   }
-  return { matches, errors, ...(regions ? { regions: regions.length } : {}) };
+  return out;
+}
+
+/** matchText with the parsing done by napi's parseAsync, off the JS thread (libuv's pool). */
+export async function matchTextAsync(
+  napi: Napi,
+  lang: string,
+  text: string,
+  job: Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined },
+): Promise<MatchResult> {
+  ensureLanguages(napi, [lang]);
+  const regions = regionsToParse(lang, text, job);
+  const out: MatchResult = { matches: [], errors: [], ...(regions ? { regions: regions.length } : {}) };
+  const spans = regions ?? [[0, text.length] as [number, number]];
+  const roots = await Promise.all(spans.map(([start, end]) => napi.parseAsync(lang as never, start === 0 && end === text.length ? text : text.slice(start, end))));
+  roots.forEach((root, i) => matchRoot(root.root(), spans[i]![0], job, out));
+  return out;
+}
+
+export interface MatchResult {
+  matches: RawMatch[];
+  errors: Array<[number, number]>;
+  regions?: number;
+}
+
+function regionsToParse(lang: string, text: string, job: { sel?: string | undefined; prefilter?: Record<string, PrefilterSpec> | undefined }): Array<[number, number]> | null {
+  return lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, job.prefilter?.[lang] ?? null) : null;
+}
+
+function matchRoot(root: SgNode, start: number, job: Pick<EngineJob, "ops" | "sel">, out: MatchResult): void {
+  const found: Array<{ node: SgNode; match: RawMatch }> = [];
+  const local: Array<[number, number]> = [];
+  collect(root, start, job, found, local);
+  if (found.length === 0) return;
+  if (local.length > 0) flagMisparsed(found, local, job.ops, start);
+  out.errors.push(...local);
+  for (const f of found) out.matches.push(f.match);
 }
 
 /** Flags matches containing an ERROR node outside their captures (see matchText). */
@@ -210,6 +238,19 @@ export class FileProcessor {
   }
 
   process(file: EngineFile): FileResult {
+    const read = this.#read(file);
+    if (!("bytes" in read)) return read;
+    return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
+  }
+
+  /** The same with the parsing off the JS thread (napi's parseAsync). */
+  async processAsync(file: EngineFile): Promise<FileResult> {
+    const read = this.#read(file);
+    if (!("bytes" in read)) return read;
+    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job));
+  }
+
+  #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {
     let bytes: Buffer;
     try {
       bytes = readFileSync(file.abs);
@@ -221,8 +262,10 @@ export class FileProcessor {
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
     const filter = this.#filter(file.lang);
     if (filter && !filter(bytes)) return { rel: file.rel, status: "searched" };
-    const text = decoder.decode(bytes);
-    const { matches, errors } = matchText(this.napi, file.lang, text, this.job);
+    return { bytes, text: decoder.decode(bytes) };
+  }
+
+  #result(file: EngineFile, bytes: Buffer, text: string, { matches, errors }: MatchResult): FileResult {
     if (matches.length === 0) return { rel: file.rel, status: "searched" };
     return { rel: file.rel, status: "matched", text, sha256: createHash("sha256").update(bytes).digest("hex"), matches, errors };
   }
