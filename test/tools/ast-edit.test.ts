@@ -248,6 +248,22 @@ describe("ast_edit", () => {
     expect(read(dir, "warn.ts")).toBe("bar(() => { const = ; })\n");
   });
 
+  it("skips a file whose match rests on a token the parser invented (an unclosed call)", async () => {
+    const dir = await testdir({
+      "open.ts": "const a = Effect.map(x, f;\n",
+      "good.ts": "const b = Effect.map(y, g)\n",
+      "array.ts": "Effect.map(x, [1, 2)\n", // the invented `]` closes the capture
+    });
+    const t = makeHost(dir);
+    const { details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(details.parseErrors).toEqual(["array.ts: parse error (syntax tree contains error nodes)", "open.ts: parse error (syntax tree contains error nodes)"]);
+    expect(details.files).not.toContain("open.ts");
+    expect(details.files).toContain("good.ts");
+    await t.actions[0]!.apply("r");
+    expect(read(dir, "open.ts")).toBe("const a = Effect.map(x, f;\n");
+    expect(read(dir, "good.ts")).toBe("const b = Effect.andThen(y, g)\n");
+  });
+
   it("skips binary, non-UTF-8 and oversize files and lists them", async () => {
     const dir = await testdir({ "a.ts": "Effect.map(a, f)\n" });
     writeFileSync(path.join(dir, "bin.ts"), Buffer.from([0x45, 0x00, 0x01, 0x02]));

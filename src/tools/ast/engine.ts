@@ -139,6 +139,7 @@ function matchRoot(root: SgNode, start: number, job: Pick<EngineJob, "ops" | "se
   collect(root, start, job, found, local);
   if (found.length === 0) return;
   if (local.length > 0) flagMisparsed(found, local, job.ops, start);
+  flagMissing(found, job.ops, start);
   out.errors.push(...local);
   for (const f of found) out.matches.push(f.match);
 }
@@ -153,6 +154,25 @@ function flagMisparsed(found: Array<{ node: SgNode; match: RawMatch }>, errors: 
       .map(([name, multi]) => captureRange(node, name, multi, offset))
       .filter((c): c is [number, number] => c !== null);
     if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
+  }
+}
+
+/**
+ * Flags matches that rest on a token tree-sitter invented: error recovery inserts a MISSING
+ * node (zero width, so empty text) for an absent `)` and carries on, so `Effect.map(x, f;`
+ * would match and be rewritten as if it were whole. A zero-width node strictly inside a
+ * capture is copied verbatim and does not count. Only the matched subtrees are searched.
+ */
+function flagMissing(found: Array<{ node: SgNode; match: RawMatch }>, ops: readonly EngineOp[], offset: number): void {
+  for (const { node, match } of found) {
+    if (match.bad) continue;
+    const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
+    if (missing.length === 0) continue;
+    const op = ops[match.op]!;
+    const caps = Object.entries(op.all ?? op.captures)
+      .map(([name, multi]) => captureRange(node, name, multi, offset))
+      .filter((c): c is [number, number] => c !== null);
+    if (missing.some((at) => !caps.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }
 
