@@ -1,4 +1,4 @@
-import type { Outcome, OutcomeRecord, Report } from "../report/types.js";
+import type { Outcome, OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { command } from "./escape.js";
 
 export type AnnotationKind = "notice" | "warning" | "error";
@@ -65,13 +65,21 @@ export function annotationsOf(o: OutcomeRecord): Annotation[] {
   return o.files.map((f, i) => ({ kind, file: f.path, line: lines.length === o.files.length ? lines[i]! : 1, title, message }));
 }
 
+/** An error annotation for a step that failed (no file: the step's own text says where). */
+export function stepAnnotation(step: StepRecord): Annotation {
+  const first = step.resultText.split("\n").find((l) => l.trim() !== "") ?? "failed";
+  return { kind: "error", title: "tollgate: step error", message: `${step.id} (${step.tool}): ${first}` };
+}
+
 /**
  * The annotation lines for a report: at most `perKind` of each kind. GitHub drops anything past
  * 10 per kind per step, so when some are left out the last notice slot points to the summary.
  */
 export function renderAnnotations(report: Report, options: { perKind?: number; prefix?: string } = {}): string[] {
   const perKind = options.perKind ?? 10;
-  const all = report.outcomes.flatMap(annotationsOf);
+  // A failed step (tool error: exit 3) is an error annotation too, first: otherwise a run that
+  // failed shows nothing in the annotations panel when the step staged nothing.
+  const all = [...(report.steps ?? []).filter((st) => st.status === "error").map(stepAnnotation), ...report.outcomes.flatMap(annotationsOf)];
   const total = { notice: 0, warning: 0, error: 0 };
   for (const a of all) total[a.kind]++;
   const overflow = (k: AnnotationKind) => Math.max(0, total[k] - perKind);

@@ -176,4 +176,18 @@ describe("GitHub rendering (pure)", () => {
     } as unknown as Report;
     expect(renderAnnotations(report)).toEqual(["::error title=tollgate%3A failed::Opaque (s#1): boom"]);
   });
+
+  it("a failed step is an error annotation too (a run can fail with nothing staged), before the outcomes", () => {
+    const report = {
+      steps: [
+        { id: "ok", tool: "ast_grep", status: "ok", resultText: "fine" },
+        { id: "empty", tool: "resolve", status: "error", resultText: "No pending action to resolve. Nothing to apply or discard." },
+      ],
+      outcomes: [{ id: "s#1", label: "Opaque", outcome: "applied", files: [], diff: "", error: null, reason: "r" }],
+    } as unknown as Report;
+    expect(renderAnnotations(report)).toEqual([
+      "::error title=tollgate%3A step error::empty (resolve): No pending action to resolve. Nothing to apply or discard.",
+      "::notice title=tollgate%3A applied::Opaque (s#1): r",
+    ]);
+  });
 });
