@@ -5,10 +5,15 @@ import { joinText, type AgentToolResult, type PendingAction, type Tool } from ".
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
 
-export const resolveParameters = Type.Object({
-  action: Type.Union([Type.Literal("apply"), Type.Literal("discard")]),
-  reason: Type.String({ description: "Why you're applying or discarding" }),
-});
+// Both required; no other keys (the seed's resolve is a strict tool, and a recipe typo such as
+// `force: true` must be an "Unknown key" error like every built-in tool's).
+export const resolveParameters = Type.Object(
+  {
+    action: Type.Union([Type.Literal("apply"), Type.Literal("discard")]),
+    reason: Type.String({ description: "Why you're applying or discarding" }),
+  },
+  { additionalProperties: false },
+);
 export type ResolveParams = Static<typeof resolveParameters>;
 
 export interface ResolveDetails {
