@@ -1,4 +1,4 @@
-import { TollgateError } from "../errors.js";
+import { InputError, TollgateError } from "../errors.js";
 import { messageOf } from "../errors.js";
 
 /** Thrown by yargs' fail handler: usage errors exit 2. */
@@ -54,9 +54,20 @@ export async function main(argv: string[]): Promise<number> {
       })
       .parseAsync();
   } catch (err) {
+    if (err instanceof InputError && githubFormat(argv, process.env)) {
+      const { inputErrorAnnotations } = await import("../github/annotations.js");
+      process.stdout.write(inputErrorAnnotations(err.issues, process.env).map((l) => `${l}\n`).join(""));
+    }
     return reportError(err);
   }
   return exitCode;
+}
+
+/** `--format github`, or GitHub Actions without another `--format` (as the run decides). */
+function githubFormat(argv: string[], env: NodeJS.ProcessEnv): boolean {
+  const i = argv.findIndex((a) => a === "--format" || a.startsWith("--format="));
+  const format = i === -1 ? undefined : argv[i]!.includes("=") ? argv[i]!.slice("--format=".length) : argv[i + 1];
+  return format === "github" || (format === undefined && env.GITHUB_ACTIONS === "true");
 }
 
 export function reportError(err: unknown): number {

@@ -1,3 +1,5 @@
+import path from "node:path";
+import type { Issue } from "../errors.js";
 import type { Outcome, OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { command } from "./escape.js";
 
@@ -98,4 +100,22 @@ export function renderAnnotations(report: Report, options: { perKind?: number; p
     out.push(command("notice", { title: "tollgate" }, `${left} more annotation${left === 1 ? "" : "s"} in the job summary and the JSON report`));
   }
   return out;
+}
+
+/**
+ * Invalid input (exit 2) in GitHub Actions: one error annotation per problem, at its file, line
+ * and column when it has them (recipe, policy, custom tool module), so the annotations panel
+ * points at the line to fix. Paths are made relative to `$GITHUB_WORKSPACE` when inside it.
+ */
+export function inputErrorAnnotations(issues: readonly Issue[], env: NodeJS.ProcessEnv): string[] {
+  const repo = env.GITHUB_WORKSPACE ? path.resolve(env.GITHUB_WORKSPACE) : undefined;
+  return issues.slice(0, 10).map((issue) => {
+    let file = issue.file;
+    if (file && repo) {
+      const rel = path.relative(repo, path.resolve(file));
+      if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) file = rel.split(path.sep).join("/");
+    }
+    const message = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+    return command("error", { file, line: issue.line, col: issue.line !== undefined ? (issue.col ?? 1) : undefined, title: "tollgate: invalid input" }, message);
+  });
 }

@@ -128,6 +128,17 @@ describe("GitHub Actions integration (real CLI, real ast_edit)", () => {
 });
 
 describe("GitHub rendering (pure)", () => {
+  it("invalid input under GitHub Actions: one ::error annotation per problem at its file, line and column (exit 2)", async () => {
+    const dir = await testdir({ "ci/bad.yaml": "version: 1\nsteps:\n  - tool: edit\n    with: { path: 1, oldText: a, newText: b }\n" });
+    const r = await tollgate(["run", "bad.yaml"], { cwd: path.join(dir, "ci"), env: env(dir) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("::error file=ci/bad.yaml,line=4,col=19,title=tollgate%3A invalid input::steps[0].with.path: Expected string");
+    expect(r.stderr).toBe("bad.yaml:4:19 steps[0].with.path: Expected string");
+    const json = await tollgate(["run", "bad.yaml", "--format", "json"], { cwd: path.join(dir, "ci"), env: env(dir) });
+    expect(json.code).toBe(2);
+    expect(json.stdout).toBe("");
+  });
+
   it("escapes like the toolkit", () => {
     expect(escapeData("100%\r\nx")).toBe("100%25%0D%0Ax");
     expect(escapeProperty("a:b,c%")).toBe("a%3Ab%2Cc%25");
