@@ -35,7 +35,7 @@ export function parseYaml(file: string, text: string): { located?: LocatedDocume
     const key = err.code === "DUPLICATE_KEY" && err.pos ? keyAt(text, err.pos[0]) : "";
     issues.push({ file, line: pos.line, col: pos.col, message: yamlMessage(err.code, err.message, key) });
   }
-  if (issues.length > 0) return { issues };
+  if (issues.length > 0) return { issues: hintUnquotedRefs(text, issues) };
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -43,6 +43,28 @@ export function parseYaml(file: string, text: string): { located?: LocatedDocume
     return { issues: [{ file, ...at(firstAliasOffset(doc)), message: `YAML could not be read: ${yamlMessage("", messageOf(err))}` }] };
   }
   return { located: { file, doc, lines, value }, issues };
+}
+
+/**
+ * `with: { path: ${{ vars.src }} }` is invalid YAML (braces open a flow mapping), and the parser
+ * reports it as a burst of errors on that line. Keep the first, with what to do about it.
+ */
+function hintUnquotedRefs(text: string, issues: Issue[]): Issue[] {
+  const lines = text.split(/\r?\n/);
+  const hinted = new Set<number>();
+  const out: Issue[] = [];
+  for (const issue of issues) {
+    const line = issue.line === undefined ? undefined : lines[issue.line - 1];
+    const ref = line === undefined ? undefined : /(?<!["'])\$\{\{[^}]*\}\}/.exec(line)?.[0];
+    if (!ref) {
+      out.push(issue);
+      continue;
+    }
+    if (hinted.has(issue.line!)) continue;
+    hinted.add(issue.line!);
+    out.push({ ...issue, message: `${issue.message} (inside { } or [ ], quote a \${{ }} reference: "${ref}")` });
+  }
+  return out;
 }
 
 function messageOf(err: unknown): string {
