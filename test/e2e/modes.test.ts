@@ -134,6 +134,16 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect((await reportOf(dir)).outcomes.map((o) => [o.id, o.outcome, o.approval])).toEqual([["lib#1", "applied", { by: "alice", via: "file" }]]);
   });
 
+  it("--approve takes a comma-separated list as well as repeats", async () => {
+    const dir = await project();
+    const r = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve", "src#1,lib#1", "--report", "report.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await reportOf(dir)).outcomes.map((o) => [o.id, o.outcome])).toEqual([
+      ["lib#1", "applied"],
+      ["src#1", "applied"],
+    ]);
+  });
+
   it("no policy is a dry run (exit 0); --check exits 1 while something is staged and 0 once clean", async () => {
     const dir = await project();
     const dry = await tollgate(["run", "recipe.yaml", "--report", "report.json", "--patch", "p.patch"], { cwd: dir });

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
 import type { Report } from "../../report/types.js";
-import { executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
+import { approveIds, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
 
 interface ApplyArgs extends RunArgs {
   plan: string;
@@ -69,7 +69,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
           ...(info.shard ? { shard: info.shard } : {}),
           exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.plan]),
         },
-        approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
+        approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
         displayBase: process.cwd(),
         planGate: gate,
       };

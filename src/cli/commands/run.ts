@@ -111,7 +111,7 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[]; o
       ...(shard ? { shard } : {}),
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.out]),
     },
-    approvals: { ids: new Set(args.approve ?? []), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
+    approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
     displayBase: process.cwd(),
   };
 }
@@ -218,6 +218,14 @@ export async function executeWithOutputs(
     reporter.pause();
     interrupts.dispose();
   }
+}
+
+/**
+ * `--approve` values: repeatable, and each may be a comma-separated list (`--approve a#1,b#1`,
+ * what a CI input usually holds). Ids and fingerprints never contain commas or spaces.
+ */
+export function approveIds(values: ReadonlyArray<string | number> | undefined): Set<string> {
+  return new Set((values ?? []).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter((v) => v !== ""));
 }
 
 /**
