@@ -179,6 +179,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       let total = 0;
       let limitReached = false;
       for (const r of search.results) {
+        if (r.status === "searched" && r.parseError) parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
         if (r.status !== "matched") continue;
         if (limit !== undefined && total >= limit) {
           limitReached = true;

@@ -84,6 +84,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const parseErrors: string[] = [...search.patternIssues];
       const all: Array<AstGrepMatch & { fileText: string; start: number; end: number }> = [];
       for (const r of search.results) {
+        if (r.status === "searched" && r.parseError) parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
         if (r.status !== "matched") continue;
         if (matchesTouchErrors(r.matches)) {
           parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);

@@ -248,6 +248,21 @@ describe("ast_edit", () => {
     expect(read(dir, "warn.ts")).toBe("bar(() => { const = ; })\n");
   });
 
+  it("lists a file with syntax errors and no match under Parse issues (files that cannot match are not parsed)", async () => {
+    const dir = await testdir({
+      "broken.ts": "const x = Effect.map(a, f\nfunction (\n",
+      "good.ts": "const b = Effect.map(y, g)\n",
+      "unrelated.ts": "function (\n", // lacks the pattern's tokens: never parsed, not listed
+    });
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    expect(details.parseErrors).toEqual(["broken.ts: parse error (syntax tree contains error nodes)"]);
+    expect(details.files).toEqual(["good.ts"]);
+    expect(text).toContain("\n\nParse issues:\n- broken.ts: parse error (syntax tree contains error nodes)");
+    const grep = await t.call("ast_grep", { pat: ["Effect.map($A, $B)"], lang: "ts" });
+    expect(grep.details.parseErrors).toEqual(["broken.ts: parse error (syntax tree contains error nodes)"]);
+  });
+
   it("skips a file whose match rests on a token the parser invented (an unclosed call)", async () => {
     const dir = await testdir({
       "open.ts": "const a = Effect.map(x, f;\n",

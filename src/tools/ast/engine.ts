@@ -38,7 +38,8 @@ export type SkipReason = "binary" | "non-utf8" | "too-large" | "unreadable";
 
 export type FileResult =
   | { rel: string; status: "skipped"; reason: SkipReason; message?: string }
-  | { rel: string; status: "searched" }
+  /** `parseError`: no match, and the parsed code has syntax errors (the file is listed). */
+  | { rel: string; status: "searched"; parseError?: true }
   | {
       rel: string;
       status: "matched";
@@ -126,6 +127,8 @@ export async function matchTextAsync(
 export interface MatchResult {
   matches: RawMatch[];
   errors: Array<[number, number]>;
+  /** Whether any parsed region has ERROR nodes (computed when there is no match too). */
+  hadErrors?: boolean;
   regions?: number;
 }
 
@@ -137,6 +140,7 @@ function matchRoot(root: SgNode, start: number, job: Pick<EngineJob, "ops" | "se
   const found: Array<{ node: SgNode; match: RawMatch }> = [];
   const local: Array<[number, number]> = [];
   collect(root, start, job, found, local);
+  if (local.length > 0) out.hadErrors = true;
   if (found.length === 0) return;
   if (local.length > 0) flagMisparsed(found, local, job.ops, start);
   flagMissing(found, job.ops, start);
@@ -181,7 +185,8 @@ function patternRule(pat: string, sel: string | undefined): { pattern: string | 
 }
 
 /**
- * Matches of every op, and the ERROR nodes (as [start, end)) when there are matches. One op,
+ * Matches of every op, and the ERROR nodes (as [start, end); without matches, at least one if
+ * there is any). One op,
  * the common case, takes a single traversal for both (`any` of the pattern and `kind: ERROR`):
  * walking a whole tree twice cost about as much again as the match itself.
  */
@@ -206,13 +211,16 @@ function collect(root: SgNode, offset: number, job: Pick<EngineJob, "ops" | "sel
         if (node.matches({ rule } as never)) push(node, 0);
       }
     }
-    if (found.length === 0) errors.length = 0;
     return;
   }
   job.ops.forEach((op, index) => {
     for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) push(node, index);
   });
   if (found.length > 0) for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) errorAt(e);
+  else {
+    const e = root.find({ rule: { kind: "ERROR" } } as never);
+    if (e) errorAt(e);
+  }
 }
 
 /** Offsets where the prefilter's anchors occur in the text. */
@@ -285,8 +293,8 @@ export class FileProcessor {
     return { bytes, text: decoder.decode(bytes) };
   }
 
-  #result(file: EngineFile, bytes: Buffer, text: string, { matches, errors }: MatchResult): FileResult {
-    if (matches.length === 0) return { rel: file.rel, status: "searched" };
+  #result(file: EngineFile, bytes: Buffer, text: string, { matches, errors, hadErrors }: MatchResult): FileResult {
+    if (matches.length === 0) return { rel: file.rel, status: "searched", ...(hadErrors ? { parseError: true as const } : {}) };
     return { rel: file.rel, status: "matched", text, sha256: createHash("sha256").update(bytes).digest("hex"), matches, errors };
   }
 }
