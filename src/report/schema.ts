@@ -61,7 +61,7 @@ export const OutcomeRecordSchema = Type.Object(
     decision: DecisionSchema,
     rule: Type.Object(
       {
-        name: Type.String({ description: 'Rule name, "default", "--dry-run", "protect" or "plan"' }),
+        name: Type.String({ description: 'Rule name, "default", "--dry-run", "--check", "protect" or "plan"' }),
         index: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Index in rules[], null otherwise" }),
       },
       { additionalProperties: false },

@@ -27,6 +27,8 @@ export interface ResolutionContext {
   workspace: Workspace;
   policy: Policy;
   forceDryRun: boolean;
+  /** What forced dry-run, recorded as the deciding rule: "--dry-run", "--check" or "plan". */
+  forcedBy?: string;
   approvals: ApprovalSources;
   now: () => number;
   /** Plan gate (tollgate apply): returns a verdict for an action or undefined to decide normally. */
@@ -115,7 +117,7 @@ async function verdictFor(
     };
   }
   const decided = ctx.forceDryRun
-    ? { decision: "dry-run" as const, rule: { name: "--dry-run", index: null } }
+    ? { decision: "dry-run" as const, rule: { name: ctx.forcedBy ?? "--dry-run", index: null } }
     : decide(ctx.policy, factsOf(action));
   const ruleText =
     decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;

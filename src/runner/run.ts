@@ -225,6 +225,8 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     workspace,
     policy,
     forceDryRun,
+    // The reason says what the user asked for: `--check`, `plan`, or `--dry-run`.
+    forcedBy: options.command === "plan" ? "plan" : options.check ? "--check" : "--dry-run",
     approvals: {
       ids: options.approvals?.ids ?? new Set(),
       approveAll: options.approvals?.approveAll ?? false,

@@ -172,8 +172,19 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
       ["lib#1", "dry-run", "dry-run"],
       ["src#1", "dry-run", "dry-run"],
     ]);
-    const check = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--check"], { cwd: dir });
+    expect((await reportOf(dir)).outcomes.map((o) => [o.rule.name, o.reason])).toEqual([
+      ["--dry-run", "dry-run (--dry-run)"],
+      ["--dry-run", "dry-run (--dry-run)"],
+    ]);
+    const check = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--check", "--report", "report.json"], { cwd: dir });
     expect(check.code, check.stderr).toBe(1);
+    // The deciding "rule" names what the user asked for.
+    expect((await reportOf(dir)).outcomes.map((o) => [o.rule.name, o.reason])).toEqual([
+      ["--check", "dry-run (--check)"],
+      ["--check", "dry-run (--check)"],
+    ]);
+    expect((await tollgate(["plan", "recipe.yaml", "--report", "report.json"], { cwd: dir })).code).toBe(0);
+    expect((await reportOf(dir)).outcomes.map((o) => o.rule.name)).toEqual(["plan", "plan"]);
     expect(await read(dir, "src/a.ts")).toBe(A);
     expect(await read(dir, "lib/b.ts")).toBe(B);
   });
