@@ -97,6 +97,10 @@ async function verdictFor(
     };
   }
   const blocked = blockedBy(action, ctx.workspace);
+  if (blocked && requested?.action === "discard") {
+    // An explicit discard is always honoured: nothing is written, so nothing is refused.
+    return { decision: "blocked", rule: { name: "protect", index: null }, approval: null, params: requested, outcome: "discarded" };
+  }
   if (blocked) {
     return {
       decision: "blocked",

@@ -296,6 +296,32 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(clean.code).toBe(0);
   });
 
+  it("an explicit discard of an action touching a protected path is honoured (discarded, no error); one not discarded stays blocked", async () => {
+    const dir = await project({
+      "protect.yaml": "version: 1\ndefault: auto-apply\nprotect: [\"secret/**\"]\n",
+      "secret.yaml": [
+        "version: 1",
+        "steps:",
+        "  - id: s",
+        "    tool: write",
+        "    with: { path: secret/key.txt, content: x }",
+        "  - tool: resolve",
+        "    with: { action: discard, reason: never mind }",
+        "  - id: t",
+        "    tool: write",
+        "    with: { path: secret/other.txt, content: y }",
+        "",
+      ].join("\n"),
+    });
+    const r = await tollgate(["run", "secret.yaml", "--policy", "protect.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(3); // t#1 is still blocked
+    const report = await reportOf(dir);
+    expect(report.outcomes.map((o) => [o.id, o.decision, o.action, o.reason, o.outcome, o.error])).toEqual([
+      ["s#1", "blocked", "discard", "never mind", "discarded", null],
+      ["t#1", "blocked", "discard", expect.stringMatching(/^blocked: /), "blocked", expect.any(String)],
+    ]);
+  });
+
   it("resolve: step with an explicit resolve step next: that step resolves the action, the rest before the next tool", async () => {
     const dir = await project({
       "step.yaml": [
