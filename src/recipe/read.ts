@@ -12,7 +12,9 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 export async function readConfigFile(file: string, displayName: string, kind: string, max = MAX_CONFIG_BYTES): Promise<string> {
   const cannot = (err: unknown): InputError => {
     const code = (err as NodeJS.ErrnoException).code;
-    return new InputError(`${displayName}: cannot read ${kind} (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
+    const why =
+      code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (code ?? String(err));
+    return new InputError(`${displayName}: cannot read ${kind} (${why})`);
   };
   const tooLarge = (size: string): InputError =>
     new InputError(`${displayName}: cannot read ${kind}: the file is too large (${size}; the limit is ${formatSize(max)})`);
@@ -33,7 +35,16 @@ export async function readConfigFile(file: string, displayName: string, kind: st
       got += bytesRead;
     }
     if (got > max) throw tooLarge(`more than ${formatSize(max)}`);
-    return buf.subarray(0, got).toString("utf8");
+    const bytes = buf.subarray(0, got);
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      // a replacement character would slip into a pattern or a file's content unnoticed
+      const valid = bytes.subarray(0, firstInvalidUtf8(bytes)).toString("utf8").replace(/^\uFEFF/, "");
+      const lines = valid.split("\n");
+      const where = `${lines.length}:${lines[lines.length - 1]!.length + 1}`;
+      throw new InputError(`${displayName}:${where}: cannot read ${kind}: not valid UTF-8`);
+    }
   } catch (err) {
     if (err instanceof InputError) throw err;
     throw cannot(err);
@@ -46,4 +57,26 @@ function formatSize(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${Number.isInteger(bytes / 1024 / 1024) ? bytes / 1024 / 1024 : (bytes / 1024 / 1024).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
   return `${bytes} bytes`;
+}
+
+/** Offset of the first byte that does not decode as UTF-8 (the file is known to contain one). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  // The longest prefix that decodes (a character cut at its end is fine in stream mode) ends
+  // right before the bad byte.
+  const decodes = (n: number): boolean => {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, n), { stream: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let lo = 0;
+  let hi = bytes.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (decodes(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
