@@ -72,7 +72,13 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
         if (!current) throw new Error(`File not found: ${host.workspace.contain(path).rel}`);
         return current.text;
       },
-      async stage({ label, changes, details, sourceToolName }) {
+      async stage(input) {
+        const { label, changes, details, sourceToolName } = (input ?? {}) as Partial<typeof input>;
+        if (typeof label !== "string" || label.length === 0 || !Array.isArray(changes)) {
+          throw new Error("pi.files.stage needs { label: string, changes: [{ path, content }] }");
+        }
+        const bad = changes.findIndex((c) => !c || typeof c.path !== "string" || (c.content !== null && typeof c.content !== "string"));
+        if (bad >= 0) throw new Error(`pi.files.stage: changes[${bad}] needs { path: string, content: string | null }`);
         if (!host.push) throw new Error(STORE_UNAVAILABLE);
         // files.. and --shard restrict every tool (SPEC 5, 7): a change to a file outside them is
         // left out, as ast_edit, edit and write leave such files alone.

@@ -121,6 +121,17 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
     expect(await pi.ui.input("t")).toBeUndefined();
     expect(pi.typebox.Type.String().type).toBe("string");
     expect(() => pi.pushPendingAction({ label: "x", apply: async () => ({ content: [] }) })).toThrow(STORE_UNAVAILABLE);
+    // malformed stage input is one clear message (a missing label crashed the report renderer)
+    const session = new Session({ cwd: dir });
+    const staging = api(dir, session);
+    await expect(staging.files.stage({ changes: [{ path: "a.txt", content: "x" }] } as never)).rejects.toThrow(
+      "pi.files.stage needs { label: string, changes: [{ path, content }] }",
+    );
+    await expect(staging.files.stage({ label: "X: y" } as never)).rejects.toThrow("pi.files.stage needs { label: string, changes: [{ path, content }] }");
+    await expect(staging.files.stage({ label: "X: y", changes: [{ path: "a.txt", content: 5 }] } as never)).rejects.toThrow(
+      "pi.files.stage: changes[0] needs { path: string, content: string | null }",
+    );
+    expect(session.store.count).toBe(0);
     // a missing file is one clear message, not ENOENT with an absolute path
     await expect(pi.files.read("sub/../nope.txt")).rejects.toThrow(/^File not found: nope\.txt$/);
     await expect(api(dir, undefined, false).exec("true", [])).rejects.toThrow(EXEC_NOT_ALLOWED);
