@@ -58,7 +58,8 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
       ...(raw.name !== undefined ? { name: raw.name } : {}),
       ...(raw.description !== undefined ? { description: raw.description } : {}),
       resolve: raw.resolve ?? "end",
-      tools: (raw.tools ?? []).map((t) => path.resolve(dir, t)),
+      // The same module named twice (./t.ts, t.ts) is loaded once, as the seed drops duplicates by resolved path.
+      tools: [...new Set((raw.tools ?? []).map((t) => path.resolve(dir, t)))],
       vars: { ...(raw.vars ?? {}) },
       located,
     },

@@ -225,6 +225,15 @@ export default (pi) => ({
     expect(late.stderr).toContain("LATE: Pending action store unavailable for custom tools in this runtime.");
   });
 
+  it("a module named twice in tools (./t.ts and t.ts) is loaded once, not a name conflict", async () => {
+    const dir = await project();
+    const recipe = (await readFile(path.join(dir, "recipe.yaml"), "utf8")).replace("tools: [./tools/shout.ts,", "tools: [./tools/shout.ts, tools/shout.ts,");
+    await writeFile(path.join(dir, "twice.yaml"), recipe);
+    const r = await tollgate(["validate", "twice.yaml"], { cwd: dir });
+    expect(r.stderr.trim()).toBe("twice.yaml: valid (2 steps)");
+    expect(r.code).toBe(0);
+  });
+
   it("pi.logger writes the run log to stderr, never to stdout", async () => {
     const dir = await testdir({
       "tools/chatty.ts": `import type { CustomToolFactory } from "tollgate";
