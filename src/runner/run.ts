@@ -163,6 +163,30 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   return { recipe, policy: effectivePolicy, tools: session.tools, session, workspace };
 }
 
+/**
+ * A tool's `details` as the JSON report can hold them: a custom tool may return a BigInt, a
+ * cycle or a getter that throws, which must not cost the run its report. BigInts become
+ * strings, a repeated ancestor "[Circular]"; anything else unserializable, its message.
+ */
+export function jsonSafe(value: unknown): unknown {
+  const ancestors: object[] = [];
+  try {
+    return JSON.parse(
+      JSON.stringify(value, function (this: unknown, _key, v: unknown) {
+        if (typeof v === "bigint") return v.toString();
+        if (v === null || typeof v !== "object") return v;
+        // `this` is the object holding v: drop ancestors that are not on v's path
+        while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+        if (ancestors.includes(v)) return "[Circular]";
+        ancestors.push(v);
+        return v;
+      }) ?? "null",
+    );
+  } catch (err) {
+    return { unserializable: messageOf(err) };
+  }
+}
+
 function stepRecord(record: ToolCallRecord): StepRecord {
   return {
     id: record.stepId,
@@ -171,7 +195,7 @@ function stepRecord(record: ToolCallRecord): StepRecord {
     params: record.params,
     status: record.result.isError ? "error" : "ok",
     resultText: joinText(record.result),
-    details: record.result.details ?? null,
+    details: jsonSafe(record.result.details ?? null),
     actions: record.pushed.map((a) => a.meta?.id ?? ""),
     durationMs: record.durationMs,
   };

@@ -234,6 +234,18 @@ export default (pi) => ({
     expect(r.code).toBe(0);
   });
 
+  it("tool details the JSON report cannot hold as-is (BigInt, cycles) do not cost the run its report", async () => {
+    const dir = await testdir({
+      "tools/odd.js": `export default (pi) => ({ name: "odd", label: "O", description: "d", parameters: pi.typebox.Type.Object({}),
+  execute: async () => { const d = { n: 10n, list: [1, 2] }; d.self = d; d.again = d.list; return { content: [{ type: "text", text: "ok" }], details: d }; } });`,
+      "recipe.yaml": "version: 1\ntools: [./tools/odd.js]\nsteps:\n  - tool: odd\n",
+    });
+    const r = await tollgate(["run", "recipe.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.code).toBe(0);
+    expect((await report(dir)).steps[0].details).toEqual({ n: "10", list: [1, 2], self: "[Circular]", again: [1, 2] });
+  });
+
   it("pi.logger writes the run log to stderr, never to stdout", async () => {
     const dir = await testdir({
       "tools/chatty.ts": `import type { CustomToolFactory } from "tollgate";
