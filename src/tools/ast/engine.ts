@@ -108,22 +108,6 @@ export function matchText(
   return out;
 }
 
-/** matchText with the parsing done by napi's parseAsync, off the JS thread (libuv's pool). */
-export async function matchTextAsync(
-  napi: Napi,
-  lang: string,
-  text: string,
-  job: Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined },
-): Promise<MatchResult> {
-  ensureLanguages(napi, [lang]);
-  const regions = regionsToParse(lang, text, job);
-  const out: MatchResult = { matches: [], errors: [], ...(regions ? { regions: regions.length } : {}) };
-  const spans = regions ?? [[0, text.length] as [number, number]];
-  const roots = await Promise.all(spans.map(([start, end]) => napi.parseAsync(lang as never, start === 0 && end === text.length ? text : text.slice(start, end))));
-  roots.forEach((root, i) => matchRoot(root.root(), spans[i]![0], job, out));
-  return out;
-}
-
 export interface MatchResult {
   matches: RawMatch[];
   errors: Array<[number, number]>;
@@ -269,13 +253,6 @@ export class FileProcessor {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
     return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
-  }
-
-  /** The same with the parsing off the JS thread (napi's parseAsync). */
-  async processAsync(file: EngineFile): Promise<FileResult> {
-    const read = this.#read(file);
-    if (!("bytes" in read)) return read;
-    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job));
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {

@@ -56,7 +56,6 @@ function abortError(): Error {
 
 export async function processFiles(files: readonly EngineFile[], job: EngineJob, options: PoolOptions = {}): Promise<FileResult[]> {
   const threads = threadCount(files, options);
-  if (threads > 0 && process.env.TOLLGATE_AST_ENGINE === "async") return processAsync(files, job, options, threads + 1);
   const script = threads > 0 ? workerScript() : undefined;
   if (!script) {
     const napi = await loadNapi();
@@ -145,32 +144,4 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
     await Promise.all(workers.map((w) => w.terminate()));
   }
   return results as FileResult[];
-}
-
-/**
- * Files processed on the main thread with the parsing off it (napi's parseAsync runs in libuv's
- * thread pool): `lanes` files in flight, largest first. No worker threads to boot.
- */
-async function processAsync(files: readonly EngineFile[], job: EngineJob, options: PoolOptions, lanes: number): Promise<FileResult[]> {
-  const order = files.map((_, i) => i);
-  if (options.sizes) order.sort((a, b) => (options.sizes!.get(files[b]!.rel) ?? 0) - (options.sizes!.get(files[a]!.rel) ?? 0));
-  const napi = await loadNapi();
-  const processor = new FileProcessor(napi, job);
-  const results: FileResult[] = new Array(files.length);
-  let next = 0;
-  let done = 0;
-  let matches = 0;
-  const lane = async () => {
-    while (next < order.length) {
-      if (options.signal?.aborted) throw abortError();
-      const id = order[next++]!;
-      const result = await processor.processAsync(files[id]!);
-      results[id] = result;
-      done++;
-      matches += countMatches(result);
-      options.progress?.(done, files.length, matches);
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
-  return results;
 }
