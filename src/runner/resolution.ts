@@ -183,6 +183,9 @@ function explicitApproval(action: PendingAction, ctx: ResolutionContext): { appr
   }
   if (ctx.approvals.approveAll) return { approval: { by: "--approve-all", via: "approve-all" }, why: "approved by --approve-all" };
   const who = ctx.approvals.file.get(fp);
+  // A bare fingerprint in the file has no approver: its `by` is "approvals file" (see cli/approvals.ts),
+  // which must not read "approved by approvals file in approvals file".
+  if (who === "approvals file") return { approval: { by: who, via: "file" }, why: "approved in approvals file" };
   if (who !== undefined) return { approval: { by: who, via: "file" }, why: `approved by ${who} in approvals file` };
   return undefined;
 }

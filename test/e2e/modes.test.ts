@@ -132,6 +132,19 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     expect(byFile.code).toBe(0);
     expect(await read(dir, "lib/b.ts")).toBe(B_DONE);
     expect((await reportOf(dir)).outcomes.map((o) => [o.id, o.outcome, o.approval])).toEqual([["lib#1", "applied", { by: "alice", via: "file" }]]);
+    expect(byFile.stderr).toContain("approved by alice in approvals file");
+  });
+
+  it("--approvals FILE with a bare fingerprint names no approver twice in the reason", async () => {
+    const dir = await project();
+    await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--report", "report.json"], { cwd: dir });
+    const fp = (await reportOf(dir)).outcomes.find((o) => o.id === "lib#1")!.fingerprint;
+    await writeFile(path.join(dir, "approvals.yaml"), `- ${fp}\n`);
+    const r = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approvals", "approvals.yaml", "--report", "report.json"], { cwd: dir });
+    expect(r.code).toBe(1); // src#1 still awaits approval
+    const lib = (await reportOf(dir)).outcomes.find((o) => o.id === "lib#1")!;
+    expect([lib.outcome, lib.approval, lib.reason]).toEqual(["applied", { by: "approvals file", via: "file" }, "approved in approvals file (policy default)"]);
+    expect(r.stderr).not.toContain("approved by approvals file");
   });
 
   it("--approve takes a comma-separated list as well as repeats", async () => {
