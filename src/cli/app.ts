@@ -50,6 +50,12 @@ export async function main(argv: string[]): Promise<number> {
       .exitProcess(false)
       .fail((msg, err) => {
         if (err) throw err;
+        // recommendCommands fails with only "Did you mean X?", before strict mode names the
+        // unknown command: name it, so `tollgate tool` does not read as a bare question.
+        if (msg?.startsWith("Did you mean")) {
+          const given = argv.find((a) => !a.startsWith("-"));
+          throw new UsageError(`Unknown command: ${given ?? ""}. ${msg}`);
+        }
         throw new UsageError(msg ?? "Invalid usage");
       })
       .parseAsync();

@@ -101,6 +101,8 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["bad --format", ["run", "ok.yaml", "--format", "xml"], `tollgate: Invalid values:\n  Argument: format, Given: "xml", Choices: "text", "json", "github"\n${USAGE}`],
   ["bad --mode", ["run", "ok.yaml", "--mode", "yolo"], `tollgate: Invalid values:\n  Argument: mode, Given: "yolo", Choices: "auto-apply", "require-approval", "dry-run", "discard"\n${USAGE}`],
   ["unknown flag", ["run", "ok.yaml", "--bogus"], `tollgate: Unknown argument: bogus\n${USAGE}`],
+  ["a near-miss command names what was typed", ["tool"], `tollgate: Unknown command: tool. Did you mean tools?\n${USAGE}`],
+  ["an unknown command", ["xyzzy"], `tollgate: Unknown argument: xyzzy\n${USAGE}`],
   ["no recipe", ["run"], "Name a recipe: tollgate run <recipe> [files..] (or --recipe FILE)"],
   ["bad --shard", ["run", "ok.yaml", "--shard", "3/2"], '--shard expects i/n with 1 <= i <= n, got "3/2"'],
   ["approvals file not a list", ["run", "ok.yaml", "--approvals", "approvals-map.yaml"], "approvals-map.yaml:1:1: Approvals must be a YAML list"],
