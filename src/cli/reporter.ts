@@ -1,6 +1,6 @@
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
-import { renderResolveLine } from "../session/resolve.js";
+import { renderResolveLine, renderResolveReason } from "../session/resolve.js";
 import { colorDiff, safeText, type Colors } from "./output.js";
 
 export interface ReporterOptions {
@@ -66,7 +66,7 @@ export function createReporter(opts: ReporterOptions) {
       const line = renderResolveLine(o.action, o.label, isError);
       const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
       write(`  ${colour(safeText(line))} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
-      write(`    ${c.dim(firstLine(o.error ?? o.reason))}`);
+      write(`    ${c.dim(firstLine(o.error ?? renderResolveReason(o.reason)))}`);
       if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff && !opts.shown?.has(o.id)) {
         stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
       }

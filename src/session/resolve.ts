@@ -71,10 +71,20 @@ export function createResolveTool(
   };
 }
 
+/** The original renderer's fallbacks for an empty label and an empty reason. */
+export const NO_LABEL = "pending action";
+export const NO_REASON = "No reason provided";
+
 /** `Accept: <summary> [<Source>]` / `Discard: <summary> [<Source>]` (the original renderer). */
-export function renderResolveLine(action: "apply" | "discard", label: string, isError = false): string {
+export function renderResolveLine(action: "apply" | "discard", rawLabel: string, isError = false): string {
   const verb = action === "apply" && !isError ? "Accept:" : "Discard:";
+  const label = rawLabel.trim() ? rawLabel : NO_LABEL;
   const cut = label.indexOf(": ");
   if (cut < 0) return `${verb} ${label}`;
   return `${verb} ${label.slice(cut + 2)} [${label.slice(0, cut)}]`;
+}
+
+/** The line under a rendered resolve: the reason, or the original renderer's fallback. */
+export function renderResolveReason(reason: string | null | undefined): string {
+  return reason?.trim() ? reason : NO_REASON;
 }
