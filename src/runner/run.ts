@@ -341,7 +341,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   // (after an interrupt too: the rest are discarded with reason "interrupted").
   outcomes.push(...(await resolvePending(ctx, state, "end/resolve")));
   if (options.signal?.aborted) interrupted = true;
-  const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, interrupted) : null;
+  const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, steps, interrupted) : null;
   unsubscribe();
   session.end();
   const report = buildReport({
@@ -367,16 +367,26 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
 }
 
 /**
- * `--atomic` at the end of a run: if any action failed (or the run was interrupted) every applied
- * action is rolled back and marked so; otherwise the run journal is committed.
+ * `--atomic` at the end of a run: on any failure — an action failed, stale or blocked, a step
+ * error (a tool that threw, a timeout, a resolve on an empty stack: the run exits 3 either way),
+ * or an interrupt — every applied action is rolled back and marked so; otherwise the run journal
+ * is committed. All or nothing: a run that fails half-way must not leave half its changes.
  */
 async function finishAtomic(
   workspace: Workspace,
   outcomes: OutcomeRecord[],
+  steps: readonly StepRecord[],
   interrupted: boolean,
 ): Promise<NonNullable<Report["run"]["atomic"]>> {
   const failed = outcomes.find((o) => o.outcome === "failed" || o.outcome === "stale" || o.outcome === "blocked");
-  let why = failed ? `${failed.id} ${failed.outcome}` : interrupted ? "the run was interrupted" : undefined;
+  const failedStep = steps.find((s) => s.status === "error");
+  let why = failed
+    ? `${failed.id} ${failed.outcome}`
+    : failedStep
+      ? `step ${failedStep.id} failed`
+      : interrupted
+        ? "the run was interrupted"
+        : undefined;
   if (!why) {
     try {
       await workspace.commitRun();

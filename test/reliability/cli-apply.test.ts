@@ -44,6 +44,8 @@ export default (pi) => [
       pi.pushPendingAction({ label: "Boom: x", apply: async () => { throw new Error("boom at apply"); } });
       return { content: [{ type: "text", text: "pushed" }] };
     } },
+  { name: "fail", label: "Fail", description: "the tool itself throws", parameters: none(pi),
+    async execute() { throw new Error("tool failed"); } },
 ];
 `;
 
@@ -161,6 +163,30 @@ describe("tollgate run through the CLI: interrupt during apply, --atomic", () =>
     expect(plain.exitCode).toBe(3);
     expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
     expect(report(dir).run.atomic).toBeUndefined();
+    noLeftovers(dir);
+  });
+});
+
+describe("tollgate run through the CLI: --atomic and a step error", () => {
+  it.concurrent("--atomic: a step error (a tool that threw) rolls back what was applied, exit 3; without --atomic it is kept", { timeout: 120_000 }, async () => {
+    // stage stages; fail throws (a step error, exit 3); at the end stage is applied, then rolled back.
+    const dir = project(["stage", "fail"]);
+    const before = userFiles(dir);
+    const r = await start(dir, ["--atomic"]).child;
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    expect(String(r.stderr)).toContain("tool failed");
+    const rep = report(dir);
+    expect(rep.steps.map((s: { status: string }) => s.status)).toEqual(["ok", "error"]);
+    expect(rep.run.atomic).toEqual({ rolledBack: true, files: expect.arrayContaining(["src/a.ts", "src/b.ts", "src/new/c.ts"]), error: null });
+    expect(rep.outcomes.map((o: { id: string; outcome: string; rolledBack?: boolean; error: string | null }) => [o.id, o.outcome, o.rolledBack ?? false, o.error])).toEqual([
+      ["0-stage#1", "applied", true, "Rolled back (--atomic): step 1-fail failed"],
+    ]);
+    expect(userFiles(dir)).toEqual(before);
+    noLeftovers(dir);
+
+    const plain = await start(dir).child;
+    expect(plain.exitCode).toBe(3);
+    expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
     noLeftovers(dir);
   });
 });

@@ -30,7 +30,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
         .option("approve-all", { type: "boolean", describe: "Approve every planned action that requires approval" })
         .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
-        .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" })
+        .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
         .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {

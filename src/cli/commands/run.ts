@@ -50,7 +50,7 @@ export function runFlags<T>(y: Argv<T>) {
     .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
     .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
     .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
-    .option("atomic", { type: "boolean", describe: "All or nothing: if any action fails, roll back every applied one" });
+    .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" });
   // No conflicts between --dry-run/--check and --mode/--approve*: `--dry-run` forces every
   // decision to dry-run whatever else is given (SPEC 4), as `apply` does, so CI wrappers (the
   // action's `check` command with a `mode` input) can add it to any command line.
