@@ -59,9 +59,9 @@ let exitHookInstalled = false;
 /**
  * Takes the workspace lock (`.tollgate/lock`, created with O_EXCL, holding pid, host and start
  * time). A lock held by a live process fails at once with a RunError (exit 3) naming the holder;
- * a lock left by a dead process on this host (or an unreadable one) is taken over. Takeover moves
- * the stale file aside atomically first, so two runs racing for the same stale lock cannot both
- * win. The lock is also released when the process exits normally.
+ * a lock left by a dead process on this host (or an unreadable one) is taken over (see
+ * takeOverStale: two runs racing for the same stale lock cannot both win). The lock is also
+ * released when the process exits normally.
  */
 export function acquireLock(root: string, options: { command?: string } = {}): WorkspaceLock {
   const dir = ensureStateDirSync(root);
@@ -73,7 +73,7 @@ export function acquireLock(root: string, options: { command?: string } = {}): W
     ...(options.command ? { command: options.command } : {}),
   };
   const body = `${JSON.stringify(info)}\n`;
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     let fd: number;
     try {
       fd = openSync(file, "wx", 0o644);
@@ -146,33 +146,66 @@ function isFresh(file: string): boolean {
   }
 }
 
-/** Moves a stale lock aside; if what was moved turns out not to be the stale one, puts it back. */
+const TAKEOVER_STALE_MS = 10_000;
+
+/**
+ * Removes a stale lock, under a short-lived takeover lock (`lock.takeover`, O_EXCL): holding it,
+ * the lock file is read again and deleted only if it still holds the stale content. A lock can
+ * then only disappear while it is stale, so two runs racing for one stale lock cannot both win:
+ * each retries creating the lock with O_EXCL and exactly one succeeds. (Moving the lock aside
+ * without this left a moment with no lock file while a live one was being put back, in which a
+ * third run could create its own.) A takeover lock older than 10 s was left by a process that
+ * died in these few lines and is removed.
+ */
 function takeOverStale(file: string, staleRaw: string): void {
-  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const guard = `${file}.takeover`;
+  const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
+  let fd: number;
   try {
-    renameSync(file, aside);
+    fd = openSync(guard, "wx", 0o644);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    removeStaleGuard(guard);
+    pause(5 + Math.random() * 10); // another run is taking over: give it a moment, then the caller retries
+    return;
   }
-  let movedRaw: string | undefined;
   try {
-    movedRaw = readFileSync(aside, "utf8");
-  } catch {
-    movedRaw = undefined;
+    writeSync(fd, token);
+  } finally {
+    closeSync(fd);
   }
-  if (movedRaw !== undefined && movedRaw !== staleRaw) {
-    // Another run took the lock between our read and our rename: give it back.
+  try {
+    const now = readLock(file);
+    if (now !== null && now.raw === staleRaw) {
+      try {
+        unlinkSync(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      }
+    }
+  } finally {
     try {
-      linkSync(aside, file);
+      if (readFileSync(guard, "utf8") === token) unlinkSync(guard);
     } catch {
-      // a third run holds it now; either way the next attempt sees a live lock
+      // gone already
     }
   }
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function removeStaleGuard(guard: string): void {
   try {
+    if (Date.now() - statSync(guard).mtimeMs < TAKEOVER_STALE_MS) return;
+    const raw = readFileSync(guard, "utf8");
+    const aside = `${guard}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    renameSync(guard, aside);
+    if (readFileSync(aside, "utf8") !== raw) linkSync(aside, guard); // a fresh one: put it back
     unlinkSync(aside);
   } catch {
-    // ignore
+    // it went away meanwhile, or a fresh one took its place
   }
 }
 
