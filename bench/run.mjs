@@ -178,117 +178,79 @@ const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
   rmSync(ws, { recursive: true, force: true });
 }
 
+/** Medians, ratio, peak RSS and CPU of paired samples: `a` is ast-grep's, `b` tollgate's. */
+function summarize(a, b) {
+  const ms = (xs) => xs.map((x) => x.ms);
+  return {
+    astGrepMs: median(ms(a)),
+    tollgateMs: median(ms(b)),
+    ratio: median(ms(b)) / median(ms(a)),
+    astGrepPeakRssKiB: max(a.map((x) => x.rssKiB)),
+    tollgatePeakRssKiB: max(b.map((x) => x.rssKiB)),
+    astGrepCpuMs: median(a.map((x) => x.cpuMs)),
+    tollgateCpuMs: median(b.map((x) => x.cpuMs)),
+    samples: { astGrep: ms(a), tollgate: ms(b) },
+  };
+}
+
+/** Runs `pair()` `runs` times (ast-grep then tollgate each time: alternating); fails on a tollgate error. */
+function alternate(runs, what, pair) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < runs; i++) {
+    const r = pair();
+    if (r.b.status !== 0) throw new Error(`tollgate ${what} failed (${r.b.status}): ${r.b.stderr}`);
+    a.push(r.a);
+    b.push(r.b);
+  }
+  return { a, b };
+}
+
+const tgDryRun = (ws, env) => measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws, env);
+
 // --- dry-run
 {
   const ws = makeWorkspace(src);
-  const sgT = [];
-  const tgT = [];
-  const sgR = [];
-  const tgR = [];
-  const sgC = [];
-  const tgC = [];
-  for (let i = 0; i < RUNS; i++) {
-    const a = measure(sg, sgArgs, ws);
-    const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
-    if (b.status !== 0) throw new Error(`tollgate dry-run failed (${b.status}): ${b.stderr}`);
-    sgT.push(a.ms);
-    tgT.push(b.ms);
-    sgR.push(a.rssKiB);
-    sgC.push(a.cpuMs);
-    tgR.push(b.rssKiB);
-    tgC.push(b.cpuMs);
-  }
-  results.dryRun = { astGrepMs: median(sgT), tollgateMs: median(tgT), ratio: median(tgT) / median(sgT), astGrepPeakRssKiB: max(sgR), tollgatePeakRssKiB: max(tgR), astGrepCpuMs: median(sgC), tollgateCpuMs: median(tgC), samples: { astGrep: sgT, tollgate: tgT } };
+  const { a, b } = alternate(RUNS, "dry-run", () => ({ a: measure(sg, sgArgs, ws), b: tgDryRun(ws) }));
+  results.dryRun = summarize(a, b);
   // The cost of ast-grep's exact answer (TOLLGATE_PARSE=whole): informational, no target.
-  const wT = [];
-  const wR = [];
-  for (let i = 0; i < RUNS; i++) {
-    const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws, { TOLLGATE_PARSE: "whole" });
-    if (b.status !== 0) throw new Error(`tollgate whole-parse dry-run failed (${b.status}): ${b.stderr}`);
-    wT.push(b.ms);
-    wR.push(b.rssKiB);
-  }
-  results.dryRunWhole = { tollgateMs: median(wT), ratio: median(wT) / median(sgT), tollgatePeakRssKiB: max(wR), samples: wT };
+  const whole = alternate(RUNS, "whole-parse dry-run", () => ({ a: undefined, b: tgDryRun(ws, { TOLLGATE_PARSE: "whole" }) })).b;
+  const wT = whole.map((x) => x.ms);
+  results.dryRunWhole = { tollgateMs: median(wT), ratio: median(wT) / results.dryRun.astGrepMs, tollgatePeakRssKiB: max(whole.map((x) => x.rssKiB)), samples: wT };
   rmSync(ws, { recursive: true, force: true });
 }
 
 // --- apply on fresh copies
 {
-  const sgT = [];
-  const tgT = [];
-  const sgR = [];
-  const tgR = [];
-  const sgC = [];
-  const tgC = [];
   let sgApplied;
   let tgRemaining;
   let sgRemaining;
-  for (let i = 0; i < RUNS; i++) {
+  const { a, b } = alternate(RUNS, "apply", () => {
     const w1 = makeWorkspace(src);
-    const a = measure(sg, [...sgArgs, "-U"], w1);
-    sgApplied = /Applied (\d+) changes/.exec(a.stdout + a.stderr)?.[1];
+    const sgRun = measure(sg, [...sgArgs, "-U"], w1);
+    sgApplied = /Applied (\d+) changes/.exec(sgRun.stdout + sgRun.stderr)?.[1];
     sgRemaining = countOccurrences(path.join(w1, "src"), "Effect.map(");
     rmSync(w1, { recursive: true, force: true });
     const w2 = makeWorkspace(src);
-    const b = measure(node, [tollgate, "run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w2, "report.json")], w2);
-    if (b.status !== 0) throw new Error(`tollgate apply failed (${b.status}): ${b.stderr}`);
+    const tgRun = measure(node, [tollgate, "run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w2, "report.json")], w2);
     tgRemaining = countOccurrences(path.join(w2, "src"), "Effect.map(");
     rmSync(w2, { recursive: true, force: true });
-    sgT.push(a.ms);
-    tgT.push(b.ms);
-    sgR.push(a.rssKiB);
-    sgC.push(a.cpuMs);
-    tgR.push(b.rssKiB);
-    tgC.push(b.cpuMs);
-  }
+    return { a: sgRun, b: tgRun };
+  });
   results.apply = {
-    astGrepMs: median(sgT),
-    tollgateMs: median(tgT),
-    ratio: median(tgT) / median(sgT),
-    astGrepPeakRssKiB: max(sgR),
-    tollgatePeakRssKiB: max(tgR),
-    astGrepCpuMs: median(sgC),
-    tollgateCpuMs: median(tgC),
+    ...summarize(a, b),
     astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied),
     remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining },
-    samples: { astGrep: sgT, tollgate: tgT },
   };
 }
 
 // --- 10x corpus
 if (process.env.BENCH_SKIP_10X !== "1") {
   const ws = makeWorkspace(src, 10);
-  const sgT = [];
-  const tgT = [];
-  const sgR = [];
-  const tgR = [];
-  const sgC = [];
-  const tgC = [];
-  const runs = Math.max(1, Math.min(RUNS, 3));
-  for (let i = 0; i < runs; i++) {
-    const a = measure(sg, sgArgs, ws);
-    const b = measure(node, [tollgate, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
-    if (b.status !== 0) throw new Error(`tollgate 10x dry-run failed (${b.status}): ${b.stderr}`);
-    sgT.push(a.ms);
-    tgT.push(b.ms);
-    sgR.push(a.rssKiB);
-    sgC.push(a.cpuMs);
-    tgR.push(b.rssKiB);
-    tgC.push(b.cpuMs);
-  }
+  const { a, b } = alternate(Math.max(1, Math.min(RUNS, 3)), "10x dry-run", () => ({ a: measure(sg, sgArgs, ws), b: tgDryRun(ws) }));
   const rep = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8"));
-  results.tenX = {
-    astGrepMs: median(sgT),
-    tollgateMs: median(tgT),
-    ratio: median(tgT) / median(sgT),
-    tollgateGrowth: median(tgT) / results.dryRun.tollgateMs,
-    astGrepPeakRssKiB: max(sgR),
-    tollgatePeakRssKiB: max(tgR),
-    astGrepCpuMs: median(sgC),
-    tollgateCpuMs: median(tgC),
-    replacements: rep.steps[0].details.totalReplacements,
-    samples: { astGrep: sgT, tollgate: tgT },
-  };
+  const summary = summarize(a, b);
+  results.tenX = { ...summary, tollgateGrowth: summary.tollgateMs / results.dryRun.tollgateMs, replacements: rep.steps[0].details.totalReplacements };
   rmSync(ws, { recursive: true, force: true });
 }
 

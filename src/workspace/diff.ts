@@ -1,5 +1,6 @@
 import { formatPatch, structuredPatch } from "diff";
 import type { FileChange, TextEdit } from "../session/types.js";
+import { lastAtOrBefore, lineStarts } from "./text.js";
 
 export type ChangeKind = "modified" | "created" | "deleted";
 
@@ -39,24 +40,6 @@ function computePatch(change: Pick<FileChange, "path" | "before" | "after" | "ed
   return { ...p, isGit: true, isCreate: kind === "created", isDelete: kind === "deleted" };
 }
 
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/** 0-based index of the line holding `offset`. */
-function lineOf(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 /**
  * The same unified diff as a whole-text comparison would give, computed only over line windows
  * around known edits (ast_edit knows exactly where it changed a file): a few lines per edit
@@ -87,15 +70,15 @@ function windowedPatch(oldName: string, newName: string, before: string, after: 
     const aStart = e.start + delta;
     const aEnd = aStart + e.text.length;
     delta += e.text.length - (e.end - e.start);
-    const first = lineOf(bStarts, e.start);
+    const first = lastAtOrBefore(bStarts, e.start);
     const b0 = Math.max(0, first - CONTEXT);
-    const b1 = Math.min(bLines, lineOf(bStarts, e.end) + 1 + CONTEXT);
-    const a1 = Math.min(aLines, lineOf(aStarts, aEnd) + 1 + CONTEXT);
+    const b1 = Math.min(bLines, lastAtOrBefore(bStarts, e.end) + 1 + CONTEXT);
+    const a1 = Math.min(aLines, lastAtOrBefore(aStarts, aEnd) + 1 + CONTEXT);
     const last = windows[windows.length - 1];
     if (last && b0 <= last.b1) {
       last.b1 = Math.max(last.b1, b1);
       last.a1 = Math.max(last.a1, a1);
-    } else windows.push({ b0, b1, a0: b0 + (lineOf(aStarts, aStart) - first), a1 });
+    } else windows.push({ b0, b1, a0: b0 + (lastAtOrBefore(aStarts, aStart) - first), a1 });
   }
   const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from]!, to < starts.length ? starts[to]! : text.length);
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];

@@ -6,6 +6,25 @@ export function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
+/** Offsets where the lines of a text start (0 first; after every LF). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Index of the last element of an ascending list that is <= value (0 when none is). */
+export function lastAtOrBefore(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid]! <= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export type TextProblem = "binary" | "non-utf8" | "too-large";

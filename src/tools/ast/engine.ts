@@ -61,8 +61,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
-export function matcherOf(pat: string, sel: string | undefined): string | { rule: { pattern: { context: string; selector: string } } } {
-  return sel ? { rule: { pattern: { context: pat, selector: sel } } } : pat;
+export function matcherOf(pat: string, sel: string | undefined): string | { rule: ReturnType<typeof patternRule> } {
+  return sel ? { rule: patternRule(pat, sel) } : pat;
 }
 
 type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
@@ -132,15 +132,19 @@ function matchRoot(root: SgNode, start: number, job: Pick<EngineJob, "ops" | "se
   for (const f of found) out.matches.push(f.match);
 }
 
+/** Ranges of every capture an op declares (the text a rewrite copies verbatim). */
+function allCaptureRanges(node: SgNode, op: EngineOp, offset: number): Array<[number, number]> {
+  return Object.entries(op.all ?? op.captures)
+    .map(([name, multi]) => captureRange(node, name, multi, offset))
+    .filter((c): c is [number, number] => c !== null);
+}
+
 /** Flags matches containing an ERROR node outside their captures (see matchText). */
 function flagMisparsed(found: Array<{ node: SgNode; match: RawMatch }>, errors: Array<[number, number]>, ops: readonly EngineOp[], offset: number): void {
   for (const { node, match } of found) {
     const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
     if (inner.length === 0) continue;
-    const op = ops[match.op]!;
-    const caps = Object.entries(op.all ?? op.captures)
-      .map(([name, multi]) => captureRange(node, name, multi, offset))
-      .filter((c): c is [number, number] => c !== null);
+    const caps = allCaptureRanges(node, ops[match.op]!, offset);
     if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
   }
 }
@@ -156,10 +160,7 @@ function flagMissing(found: Array<{ node: SgNode; match: RawMatch }>, ops: reado
     if (match.bad) continue;
     const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
     if (missing.length === 0) continue;
-    const op = ops[match.op]!;
-    const caps = Object.entries(op.all ?? op.captures)
-      .map(([name, multi]) => captureRange(node, name, multi, offset))
-      .filter((c): c is [number, number] => c !== null);
+    const caps = allCaptureRanges(node, ops[match.op]!, offset);
     if (missing.some((at) => !caps.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }

@@ -13,6 +13,8 @@
  * end), it gives up and the caller parses the whole file. Regions that touch are merged.
  */
 
+import { lastAtOrBefore } from "../../workspace/text.js";
+
 const STATEMENT_START = /^(?:export|import|const|let|var|function|async|class|interface|type|declare|enum|abstract|namespace|module)\b|^@/;
 
 /** Keywords after which a `/` starts a regex literal. */
@@ -230,17 +232,7 @@ export function statementBoundaries(text: string): number[] | null {
 /** Merged [start, end) spans of the statements containing the hits. */
 export function regionsFor(boundaries: readonly number[], textLength: number, hits: readonly [number, number][]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  const find = (offset: number): number => {
-    // index of the last boundary <= offset
-    let lo = 0;
-    let hi = boundaries.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (boundaries[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const find = (offset: number): number => lastAtOrBefore(boundaries, offset);
   for (const [hs, he] of hits) {
     const a = find(hs);
     const b = find(Math.max(hs, he - 1));

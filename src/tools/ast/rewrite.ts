@@ -11,6 +11,8 @@
  *   moved to another indentation are re-indented.
  */
 
+import { lastAtOrBefore, lineStarts } from "../../workspace/text.js";
+
 export interface RawMatch {
   /** Index of the op (pattern) that matched. */
   op: number;
@@ -223,24 +225,9 @@ export function pairsOf(matches: readonly EditPair[]): string {
 export class LineIndex {
   #starts: number[] | undefined;
   constructor(readonly text: string) {}
-  #lines(): number[] {
-    if (!this.#starts) {
-      const starts = [0];
-      const t = this.text;
-      for (let i = t.indexOf("\n"); i !== -1; i = t.indexOf("\n", i + 1)) starts.push(i + 1);
-      this.#starts = starts;
-    }
-    return this.#starts;
-  }
   pos(offset: number): { line: number; col: number } {
-    const starts = this.#lines();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, col: offset - starts[lo]! + 1 };
+    this.#starts ??= lineStarts(this.text);
+    const line = lastAtOrBefore(this.#starts, offset);
+    return { line: line + 1, col: offset - this.#starts[line]! + 1 };
   }
 }
