@@ -1,0 +1,119 @@
+// S1 (SPEC 9, 9.1): one pattern over effect@4.1.0's src/: `Effect.map($A, $B)` → `Effect.andThen($A, $B)`.
+// Dry-run ≤ 0.7× `ast-grep run`, apply ≤ 0.9× `ast-grep run -U` (fresh copies), the 10× corpus
+// grows at most linearly under 600 MiB, and `--version` within 1.5× of `node -e 0`.
+import path from "node:path";
+import { readFileSync } from "node:fs";
+import { NODE, ROOT, RUNS, alternate, astGrep, astGrepJson, countFiles, countOccurrences, effectCorpus, log, measure, removeWorkspace, row, summarize, tollgate, workspace } from "../lib/harness.mjs";
+
+export const id = "S1";
+export const title = "one pattern, effect@4.1.0 src/ (Effect.map($A, $B) → Effect.andThen($A, $B))";
+
+const PATTERN = "Effect.map($A, $B)";
+const REWRITE = "Effect.andThen($A, $B)";
+const RECIPE = `version: 1
+name: bench-effect-map
+steps:
+  - tool: ast_edit
+    with:
+      ops: [{ pat: "${PATTERN}", out: "${REWRITE}" }]
+      lang: ts
+      path: src
+`;
+const FILES = { "recipe.yaml": RECIPE, "auto.yaml": "version: 1\ndefault: auto-apply\n" };
+const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
+const dryRun = (ws, env) => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws, env);
+
+export async function run() {
+  const src = effectCorpus();
+  const { n: files, bytes } = countFiles(src);
+  log(`  corpus: effect@4.1.0 src/ — ${files} files, ${(bytes / 1e6).toFixed(1)} MB`);
+  const results = { corpus: { package: "effect@4.1.0", files, bytes } };
+  const rows = [];
+  const notes = [];
+
+  // Correctness first: by default every ast-grep match (plus real ones its parse loses to error
+  // recovery); TOLLGATE_PARSE=whole parses whole files as the CLI does and must equal it.
+  {
+    const ws = workspace({ src }, FILES);
+    const matches = astGrepJson(["run", "-p", PATTERN, "-l", "ts", "src"], ws);
+    const sgFiles = new Set(matches.map((m) => m.file)).size;
+    const key = (file, line, col) => `${file.replace(/^src\//, "")}:${line}:${col}`;
+    const sgKeys = matches.map((m) => key(m.file, m.range.start.line + 1, m.range.start.column + 1));
+    results.matches = { astGrep: { matches: matches.length, files: sgFiles } };
+    log(`  matches: ast-grep ${matches.length} in ${sgFiles} files`);
+    for (const mode of ["regions", "whole"]) {
+      const r = dryRun(ws, { TOLLGATE_PARSE: mode });
+      const d = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8")).steps[0].details;
+      const tgKeys = new Set((d.changes ?? []).map((c) => key(c.path, c.line, c.col)));
+      const missing = sgKeys.filter((k) => !tgKeys.has(k));
+      const extra = [...tgKeys].filter((k) => !sgKeys.includes(k));
+      results.matches[mode] = { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, exit: r.status, missingFromTollgate: missing, extraInTollgate: extra };
+      const label = mode === "regions" ? "tollgate (default)" : "tollgate (TOLLGATE_PARSE=whole)";
+      log(`    ${label}: ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched})`);
+      if (mode === "whole") {
+        const same = missing.length === 0 && extra.length === 0 && d.totalReplacements === matches.length && d.filesTouched === sgFiles;
+        log(same ? `      the same ${matches.length} matches in ${sgFiles} files as ast-grep ✓` : `      ✗ differs from ast-grep: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`);
+        results.matches.wholeSameAsAstGrep = same;
+        if (!same) notes.push("TOLLGATE_PARSE=whole differs from ast-grep's matches");
+      } else {
+        log(missing.length === 0 ? `      every one of ast-grep's ${matches.length} matches ✓` : `      ✗ ast-grep matches tollgate misses: ${missing.join(", ")}`);
+        if (extra.length > 0) log(`      plus ${extra.length} that the whole-file parse loses to grammar error recovery: ${extra.join(", ")}`);
+        if (missing.length) notes.push(`default mode misses ${missing.length} of ast-grep's matches`);
+      }
+    }
+    removeWorkspace(ws);
+  }
+
+  // Dry-run, and the whole-file mode beside it (informational).
+  let dry;
+  {
+    const ws = workspace({ src }, FILES);
+    const { a, b } = alternate(RUNS, "dry-run", () => ({ a: astGrep(sgArgs, ws), b: dryRun(ws) }));
+    dry = summarize(a, b);
+    rows.push(row("dry-run (preview, policy, report with diffs)", dry, { maxRatio: 0.7 }));
+    const whole = alternate(RUNS, "whole-parse dry-run", (i) => ({ a: a[i], b: dryRun(ws, { TOLLGATE_PARSE: "whole" }) }));
+    rows.push(row("dry-run, TOLLGATE_PARSE=whole", summarize(whole.a, whole.b)));
+    removeWorkspace(ws);
+  }
+
+  // Apply on fresh copies.
+  {
+    let sgApplied;
+    let tgRemaining;
+    let sgRemaining;
+    const { a, b } = alternate(RUNS, "apply", () => {
+      const w1 = workspace({ src }, FILES);
+      const sgRun = astGrep([...sgArgs, "-U"], w1);
+      sgApplied = /Applied (\d+) changes/.exec(sgRun.stdout + sgRun.stderr)?.[1];
+      sgRemaining = countOccurrences(path.join(w1, "src"), "Effect.map(");
+      removeWorkspace(w1);
+      const w2 = workspace({ src }, FILES);
+      const tgRun = tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w2, "report.json")], w2);
+      tgRemaining = countOccurrences(path.join(w2, "src"), "Effect.map(");
+      removeWorkspace(w2);
+      return { a: sgRun, b: tgRun };
+    });
+    rows.push(row("apply (fresh copy)", summarize(a, b), { maxRatio: 0.9 }));
+    results.apply = { astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied), remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining } };
+    notes.push(`apply: ast-grep applied ${sgApplied} (left ${sgRemaining} "Effect.map(" in the tree), tollgate left ${tgRemaining}`);
+  }
+
+  // 10× corpus: time grows at most linearly, peak RSS < 600 MiB.
+  if (process.env.BENCH_SKIP_10X !== "1") {
+    const ws = workspace({ src }, FILES, 10);
+    const { a, b } = alternate(Math.max(1, Math.min(RUNS, 3)), "10x dry-run", () => ({ a: astGrep(sgArgs, ws), b: dryRun(ws) }));
+    const rep = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8"));
+    const s = summarize(a, b);
+    const growth = s.tollgateMs / dry.tollgateMs;
+    rows.push(row("10× corpus dry-run", s, { maxRssMiB: 600, extra: { text: `growth ${growth.toFixed(1)}× ≤ 10`, pass: growth <= 10 } }));
+    results.tenX = { growth, replacements: rep.steps[0].details.totalReplacements };
+    removeWorkspace(ws);
+  }
+
+  // Startup.
+  {
+    const { a, b } = alternate(Math.max(RUNS, 10), "--version", () => ({ a: measure(NODE, ["-e", "0"], ROOT), b: tollgate(["--version"], ROOT) }));
+    rows.push(row("--version vs node -e 0", summarize(a, b), { maxRatio: 1.5, maxRssMiB: null }));
+  }
+  return { rows, results, notes };
+}

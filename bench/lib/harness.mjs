@@ -1,0 +1,246 @@
+// The shared half of `npm run bench` (SPEC 9.1): corpora, the ast-grep binary, one measured
+// process (wall, peak RSS and CPU via /usr/bin/time), alternating pairs and their medians, and
+// the result rows the runner prints. A case module (bench/cases/*.mjs) uses only this API.
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const CORPUS_DIR = path.join(ROOT, "bench", ".corpus");
+export const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+export const TOLLGATE = path.join(ROOT, "bin", "tollgate.js");
+export const NODE = process.execPath;
+const TIME_BIN = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+export const log = (...a) => console.log(...a);
+
+// ---------------------------------------------------------------- corpora
+/**
+ * The `dir` of a published npm package, fetched once with `npm pack` into bench/.corpus/<name>
+ * (ignored by git). `spec` is exact (`effect@4.1.0`): the figures are only comparable on the same tree.
+ */
+export function npmCorpus(spec, dir, name = `${spec.replace(/[@/]/g, "-").replace(/^-/, "")}-${dir}`) {
+  const dest = path.join(CORPUS_DIR, name);
+  if (existsSync(path.join(dest, ".complete"))) return dest;
+  mkdirSync(CORPUS_DIR, { recursive: true });
+  log(`fetching ${spec} with npm pack …`);
+  const out = execFileSync("npm", ["pack", spec, "--pack-destination", CORPUS_DIR, "--json"], { encoding: "utf8" });
+  const tgz = path.join(CORPUS_DIR, JSON.parse(out)[0].filename);
+  const tmp = mkdtempSync(path.join(CORPUS_DIR, "x-"));
+  execFileSync("tar", ["xzf", tgz, "-C", tmp]);
+  rmSync(dest, { recursive: true, force: true });
+  cpSync(path.join(tmp, "package", dir), dest, { recursive: true });
+  rmSync(tmp, { recursive: true, force: true });
+  writeFileSync(path.join(dest, ".complete"), `${spec} ${dir}\n`);
+  return dest;
+}
+
+/** SPEC 9's corpus: the src/ tree of effect@4.1.0. Kept at its historical path. */
+export function effectCorpus() {
+  const src = path.join(CORPUS_DIR, "effect-src");
+  if (existsSync(path.join(src, "Effect.ts"))) return src;
+  const got = npmCorpus("effect@4.1.0", "src", "effect-src-tmp");
+  cpSync(got, src, { recursive: true });
+  rmSync(path.join(src, ".complete"), { force: true });
+  rmSync(got, { recursive: true, force: true });
+  return src;
+}
+
+/** The newest /usr/lib/python3.N standard library on this machine, or undefined. */
+export function pythonStdlib() {
+  const dirs = existsSync("/usr/lib")
+    ? readdirSync("/usr/lib").filter((d) => /^python3\.\d+$/.test(d)).map((d) => path.join("/usr/lib", d)).filter((d) => existsSync(path.join(d, "os.py")))
+    : [];
+  return dirs.sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop())).pop();
+}
+
+export function countFiles(dir, filter = () => true) {
+  let n = 0;
+  let bytes = 0;
+  for (const f of readdirSync(dir, { recursive: true })) {
+    if (!filter(f)) continue;
+    const st = statSync(path.join(dir, f), { throwIfNoEntry: false });
+    if (st?.isFile()) {
+      n++;
+      bytes += st.size;
+    }
+  }
+  return { n, bytes };
+}
+
+export function countOccurrences(dir, needle) {
+  let n = 0;
+  for (const f of readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, f);
+    if (!statSync(p).isFile()) continue;
+    const t = readFileSync(p, "utf8");
+    for (let i = t.indexOf(needle); i !== -1; i = t.indexOf(needle, i + 1)) n++;
+  }
+  return n;
+}
+
+/**
+ * A temp work dir (outside any git repository) holding `trees` (`{ "src": dir }`; several copies
+ * with `copies`) and `files` (`{ "recipe.yaml": text }`). Callers remove it with `rmSync`.
+ */
+export function workspace(trees, files = {}, copies = 1) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tollgate-bench-"));
+  for (const [dest, from] of Object.entries(trees)) {
+    if (copies === 1) cpSync(from, path.join(dir, dest), { recursive: true });
+    else for (let i = 0; i < copies; i++) cpSync(from, path.join(dir, dest, `copy${i}`), { recursive: true });
+  }
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+export const removeWorkspace = (dir) => rmSync(dir, { recursive: true, force: true });
+
+// ---------------------------------------------------------------- tools
+let sgCache;
+/** The @ast-grep/cli dev dependency's binary (`sg` on PATH is not ast-grep on Linux). */
+export function astGrepBinary() {
+  if (sgCache) return sgCache;
+  const require = createRequire(path.join(ROOT, "package.json"));
+  const exe = process.platform === "win32" ? "ast-grep.exe" : "ast-grep";
+  const { platform, arch } = process;
+  const candidates = [];
+  if (platform === "linux") candidates.push(`@ast-grep/cli-linux-${arch}-gnu`);
+  if (platform === "darwin") candidates.push(`@ast-grep/cli-darwin-${arch}`);
+  if (platform === "win32") candidates.push(`@ast-grep/cli-win32-${arch}-msvc`);
+  candidates.push("@ast-grep/cli");
+  for (const pkg of candidates) {
+    try {
+      const file = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), exe);
+      if (existsSync(file) && spawnSync(file, ["--version"]).status === 0) return (sgCache = file);
+    } catch {}
+  }
+  throw new Error("ast-grep CLI not found: npm i -D -E @ast-grep/cli@0.51.1 (its binary comes from the optional platform package)");
+}
+
+export function ensureBuilt() {
+  if (!existsSync(path.join(ROOT, "dist", "cli", "main.js")) || process.env.BENCH_BUILD === "1") {
+    log("building tollgate (npm run build) …");
+    execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+  }
+}
+
+/** ast-grep's `--json=stream` matches of `args` (e.g. `["run", "-p", p, "-l", "ts", "src"]`) in `cwd`. */
+export function astGrepJson(args, cwd) {
+  const r = spawnSync(astGrepBinary(), [...args, "--json=stream"], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  return r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+// ---------------------------------------------------------------- measuring
+/** Runs a command; returns wall ms, peak RSS (KiB) and CPU ms (user+sys) via /usr/bin/time, and its output. */
+export function measure(cmd, args, cwd, env = {}) {
+  const full = TIME_BIN ? [TIME_BIN, ["-f", "__TG_RSS__ %M %U %S", cmd, ...args]] : [cmd, args];
+  const t0 = performance.now();
+  const r = spawnSync(full[0], full[1], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024, env: { ...process.env, CI: "true", NO_COLOR: "1", ...env } });
+  const ms = performance.now() - t0;
+  const m = /__TG_RSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? "");
+  return {
+    ms,
+    rssKiB: m ? Number(m[1]) : undefined,
+    cpuMs: m ? (Number(m[2]) + Number(m[3])) * 1000 : undefined,
+    status: r.status,
+    stdout: r.stdout,
+    stderr: (r.stderr ?? "").replace(/__TG_RSS__ [\d. ]+\n?/, ""),
+  };
+}
+
+/** `node bin/tollgate.js ...args` measured in `cwd`. */
+export const tollgate = (args, cwd, env) => measure(NODE, [TOLLGATE, ...args], cwd, env);
+/** The ast-grep binary measured in `cwd`. */
+export const astGrep = (args, cwd, env) => measure(astGrepBinary(), args, cwd, env);
+
+export const median = (xs) => {
+  const s = xs.filter((x) => x !== undefined).sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return undefined;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const maxOf = (xs) => {
+  const d = xs.filter((x) => x !== undefined);
+  return d.length ? Math.max(...d) : undefined;
+};
+
+/**
+ * Runs `pair()` `runs` times; each call runs the peer then tollgate (so they alternate) and returns
+ * `{ a: peerSample, b: tollgateSample }`. A tollgate run that exits non-zero (beyond `okStatus`) fails the case.
+ */
+export function alternate(runs, what, pair, okStatus = [0]) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < runs; i++) {
+    const r = pair(i);
+    if (r.b && !okStatus.includes(r.b.status)) throw new Error(`tollgate ${what} failed (exit ${r.b.status}): ${r.b.stderr}`);
+    a.push(r.a);
+    b.push(r.b);
+  }
+  return { a, b };
+}
+
+/** Medians, wall and CPU ratios and peak RSS of paired samples: `a` the peer's, `b` tollgate's. */
+export function summarize(a, b) {
+  const ms = (xs) => xs.filter(Boolean).map((x) => x.ms);
+  const cpu = (xs) => xs.filter(Boolean).map((x) => x.cpuMs);
+  const s = {
+    peerMs: median(ms(a)),
+    tollgateMs: median(ms(b)),
+    peerPeakRssKiB: maxOf(a.filter(Boolean).map((x) => x.rssKiB)),
+    tollgatePeakRssKiB: maxOf(b.filter(Boolean).map((x) => x.rssKiB)),
+    peerCpuMs: median(cpu(a)),
+    tollgateCpuMs: median(cpu(b)),
+    samples: { peer: ms(a), tollgate: ms(b) },
+  };
+  s.ratio = s.peerMs ? s.tollgateMs / s.peerMs : undefined;
+  s.cpuRatio = s.peerCpuMs ? s.tollgateCpuMs / s.peerCpuMs : undefined;
+  return s;
+}
+
+// ---------------------------------------------------------------- results
+export const fmtMs = (ms) => (ms === undefined ? "n/a" : `${(ms / 1000).toFixed(3)} s`);
+export const fmtMiB = (kib) => (kib === undefined ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);
+
+/**
+ * One printed result row. `summary` from summarize(); `maxRatio` the wall-ratio target (omit for
+ * an informational row); `maxRssMiB` tollgate's peak-RSS limit (null: none); `extra` a target of its own
+ * (`{ text, pass }`, e.g. time growth at 10x) checked beside the ratio.
+ */
+export function row(name, summary, { maxRatio, maxRssMiB = 300, extra } = {}) {
+  const checks = [];
+  if (maxRatio !== undefined) checks.push({ text: `≤ ${maxRatio.toFixed(2)}`, pass: summary.ratio !== undefined && summary.ratio <= maxRatio });
+  if (maxRssMiB != null && summary.tollgatePeakRssKiB !== undefined) checks.push({ text: `RSS < ${maxRssMiB} MiB`, pass: summary.tollgatePeakRssKiB < maxRssMiB * 1024 });
+  if (extra) checks.push(extra);
+  const informational = maxRatio === undefined && !extra;
+  return {
+    name,
+    ...summary,
+    target: informational ? `(no target)${maxRssMiB != null ? `; RSS < ${maxRssMiB} MiB` : ""}` : checks.map((c) => c.text).join("; "),
+    pass: checks.length === 0 ? undefined : checks.every((c) => c.pass),
+  };
+}
+
+export function printTable(rows) {
+  const head = ["case", "measurement", "peer", "tollgate", "ratio", "CPU ratio", "peak RSS tollgate / peer", "target", "result"];
+  const body = rows.map((r) => [
+    r.case,
+    r.name,
+    fmtMs(r.peerMs),
+    fmtMs(r.tollgateMs),
+    r.ratio === undefined ? "n/a" : r.ratio.toFixed(2),
+    r.cpuRatio === undefined ? "n/a" : r.cpuRatio.toFixed(2),
+    `${fmtMiB(r.tollgatePeakRssKiB)} / ${fmtMiB(r.peerPeakRssKiB)}`,
+    r.target,
+    r.pass === undefined ? "" : r.pass ? "PASS" : "FAIL",
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
+  log(line(head));
+  log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const b of body) log(line(b));
+}
+
+export const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
+export const cpus = () => os.availableParallelism?.() ?? os.cpus().length;
