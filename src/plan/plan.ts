@@ -1,5 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { InputError } from "../errors.js";
 import type { Policy } from "../policy/policy.js";
 import { decide, factsOf } from "../policy/policy.js";
@@ -17,9 +19,14 @@ export function rootRelative(root: string, file: string): string {
 /** sha256 of a recipe or policy file's text, as the report records it. */
 export async function fileSha256(file: string, what: string, display: string): Promise<string> {
   try {
+    // A path taken from a plan is read only if it is a regular file (SPEC 8): a FIFO or a
+    // device named there would block or never end.
+    if (!(await stat(file)).isFile()) throw new InputError(`${display}: cannot read ${what} (not a regular file)`);
     return sha256(await readFile(file, "utf8"));
   } catch (err) {
-    throw new InputError(`${display}: cannot read ${what} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    if (err instanceof InputError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${display}: cannot read ${what} (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
   }
 }
 
@@ -71,6 +78,35 @@ export async function toPlan(report: Report, inputs: PlanInputs, decided: Map<st
   return { ...report, plan };
 }
 
+const Sha = Type.String({ pattern: "^[0-9a-f]{64}$" });
+const NullableSha = Type.Union([Sha, Type.Null()]);
+const DecisionName = Type.Union(["auto-apply", "require-approval", "dry-run", "discard", "blocked"].map((d) => Type.Literal(d)));
+/**
+ * The plan block as `plan` writes it. `apply` reads it back from an artifact anyone between the
+ * two jobs could have edited, so anything else is refused (exit 2) rather than half-trusted.
+ */
+const PlanInfoSchema = Type.Object({
+  version: Type.Literal(1),
+  recipe: Type.Object({ path: Type.String({ minLength: 1 }), sha256: Sha }),
+  policy: Type.Object({ path: Type.Union([Type.String({ minLength: 1 }), Type.Null()]), sha256: NullableSha }),
+  vars: Type.Array(Type.String()),
+  mode: Type.Union([DecisionName, Type.Null()]),
+  cwd: Type.String({ minLength: 1 }),
+  files: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  shard: Type.Union([Type.Object({ index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) }), Type.Null()]),
+  actions: Type.Array(
+    Type.Object({
+      id: Type.String({ pattern: "^.+#[1-9][0-9]*$" }),
+      fingerprint: Sha,
+      label: Type.String(),
+      sourceToolName: Type.String(),
+      step: Type.String(),
+      files: Type.Array(Type.Object({ path: Type.String(), beforeSha256: NullableSha, afterSha256: NullableSha })),
+      wouldDecide: Type.Unknown(),
+    }),
+  ),
+});
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -82,7 +118,7 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
     text = await readFile(file, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read plan (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
+    throw new InputError(`${file}: cannot read plan (${code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : code ?? String(err)})`);
   }
   let data: unknown;
   try {
@@ -91,22 +127,56 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
     throw new InputError(`${file}: not a JSON plan (${(err as Error).message})`);
   }
   const plan = isObject(data) ? data.plan : undefined;
-  const ok =
-    isObject(data) &&
-    data.schemaVersion === 1 &&
-    isObject(plan) &&
-    plan.version === 1 &&
-    isObject(plan.recipe) &&
-    typeof plan.recipe.path === "string" &&
-    typeof plan.recipe.sha256 === "string" &&
-    isObject(plan.policy) &&
-    typeof plan.cwd === "string" &&
-    Array.isArray(plan.vars) &&
-    plan.vars.every((v) => typeof v === "string") &&
-    Array.isArray(plan.actions) &&
-    plan.actions.every((a) => isObject(a) && typeof a.id === "string" && typeof a.fingerprint === "string");
-  if (!ok) throw new InputError(`${file}: not a tollgate plan (make one with: tollgate plan <recipe> --out ${path.basename(file)})`);
-  return { plan: data as PlanFile, sha256: sha256(text) };
+  if (!isObject(data) || data.schemaVersion !== 1 || !isObject(plan)) {
+    throw new InputError(`${file}: not a tollgate plan (make one with: tollgate plan <recipe> --out ${path.basename(file)})`);
+  }
+  const first = Value.Errors(PlanInfoSchema, plan).First();
+  if (first) {
+    const where = first.path.split("/").slice(1).join(".") || "plan";
+    throw new InputError(`${file}: not a valid tollgate plan (plan.${where}: ${first.message}); make a new one with tollgate plan`);
+  }
+  const ids = new Set<string>();
+  for (const a of (plan as unknown as PlanInfo).actions) {
+    if (ids.has(a.id)) throw new InputError(`${file}: not a valid tollgate plan (action ${a.id} is listed twice)`);
+    ids.add(a.id);
+  }
+  return { plan: data as unknown as PlanFile, sha256: sha256(text) };
+}
+
+/**
+ * A plan must match its recipe (SPEC 6.3): every planned action belongs to one of the recipe's
+ * steps (`<step-id>#<n>`, and its `step` says the same).
+ */
+export function checkPlanSteps(plan: PlanInfo, stepIds: ReadonlySet<string>, file: string): void {
+  for (const a of plan.actions) {
+    const step = a.id.slice(0, a.id.lastIndexOf("#"));
+    if (!stepIds.has(step) && step !== "session") {
+      throw new InputError(`${file}: the plan does not match its recipe (action ${a.id}: the recipe has no step "${step}")`);
+    }
+  }
+}
+
+/**
+ * The policy `apply` decides by is the one on its own command line (SPEC 6.3), never one the
+ * plan names: required when the plan was made with a policy, and it must be that same policy
+ * (sha256), so a plan cannot swap in a laxer one or drop it.
+ */
+export function checkApplyPolicy(plan: PlanInfo, given: { display: string; sha256: string } | undefined, file: string): void {
+  const planned = plan.policy.sha256;
+  if (planned !== null && !given) {
+    throw new InputError(
+      `${file}: the plan was made with a policy${plan.policy.path ? ` (${plan.policy.path})` : ""}; pass the same policy to apply: tollgate apply ${file} --policy FILE`,
+    );
+  }
+  if (!given) return;
+  if (planned === null) {
+    throw new InputError(`${given.display}: the plan was made without a policy; apply it without --policy, or make a new plan with this policy`);
+  }
+  if (given.sha256 !== planned) {
+    throw new InputError(
+      `${given.display}: not the policy the plan was made with (sha256 ${short(given.sha256)}, plan has ${short(planned)}). Refusing to apply; run tollgate plan again.`,
+    );
+  }
 }
 
 /** Absolute path of a plan-recorded recipe/policy path within the workspace `root`. */
@@ -115,24 +185,17 @@ export function planPath(root: string, recorded: string): string {
 }
 
 /**
- * Refuses a plan whose recipe or policy changed since it was made (exit 2): the plan's
- * fingerprints only mean something for the same recipe and policy.
+ * Refuses a plan whose recipe changed since it was made (exit 2): the plan's fingerprints only
+ * mean something for the same recipe. (The policy is checked against the one given to apply.)
  */
 export async function checkPlanInputs(plan: PlanInfo, root: string, display: (abs: string) => string): Promise<void> {
-  const problems: string[] = [];
   const recipe = planPath(root, plan.recipe.path);
   const recipeSha = await fileSha256(recipe, "recipe", display(recipe));
   if (recipeSha !== plan.recipe.sha256) {
-    problems.push(`${display(recipe)}: the recipe changed since the plan was made (sha256 ${short(recipeSha)}, plan has ${short(plan.recipe.sha256)})`);
+    throw new InputError(
+      `${display(recipe)}: the recipe changed since the plan was made (sha256 ${short(recipeSha)}, plan has ${short(plan.recipe.sha256)})\nRefusing to apply a stale plan; run tollgate plan again.`,
+    );
   }
-  if (plan.policy.path !== null) {
-    const policy = planPath(root, plan.policy.path);
-    const policySha = await fileSha256(policy, "policy", display(policy));
-    if (policySha !== plan.policy.sha256) {
-      problems.push(`${display(policy)}: the policy changed since the plan was made (sha256 ${short(policySha)}, plan has ${short(plan.policy.sha256 ?? "")})`);
-    }
-  }
-  if (problems.length > 0) throw new InputError([...problems, "Refusing to apply a stale plan; run tollgate plan again."].join("\n"));
 }
 
 function short(hash: string): string {

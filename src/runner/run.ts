@@ -27,6 +27,8 @@ export interface RunOptions {
   /** Workspace root: tools read and write only inside it. */
   cwd: string;
   policyPath?: string;
+  /** The policy already loaded from `policyPath` (apply reads it once, to check its hash). */
+  policy?: Policy;
   dryRun?: boolean;
   /** `--check`: implies dry-run; exit 1 when anything was staged. */
   check?: boolean;
@@ -84,9 +86,9 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
   const base = options.displayBase ?? process.cwd();
   const cwd = path.resolve(options.cwd);
   const recipeDisplay = display(path.resolve(options.recipePath), base);
-  const policy = options.policyPath
-    ? await loadPolicy(options.policyPath, display(path.resolve(options.policyPath), base))
-    : DEFAULT_POLICY;
+  const policy =
+    options.policy ??
+    (options.policyPath ? await loadPolicy(options.policyPath, display(path.resolve(options.policyPath), base)) : DEFAULT_POLICY);
   const effectivePolicy: Policy = options.mode ? { ...policy, default: options.mode } : policy;
   const { recipe: partial, raw } = await readRecipe(options.recipePath, recipeDisplay);
   partial.vars = applyVarOverrides(partial.vars, options.vars ?? []);

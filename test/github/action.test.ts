@@ -48,6 +48,13 @@ describe("action.yml and examples/github (structure)", () => {
     expect(gate.jobs.apply.needs).toBe("plan");
     expect(gate.jobs.plan.steps.some((s: Step) => s.uses?.startsWith("actions/upload-artifact@"))).toBe(true);
     expect(gate.jobs.apply.steps.find((s: Step) => s.id === "apply").with.command).toBe("apply");
+    // The plan decides nothing (SPEC 6.3): apply gets the same policy as plan, from outside .tollgate/.
+    expect(gate.jobs.apply.steps.find((s: Step) => s.id === "apply").with.policy).toBe(gate.jobs.plan.steps.find((s: Step) => s.id === "plan").with.policy);
+    for (const [file, wf] of Object.entries(docs)) {
+      for (const job of Object.values((wf as { jobs: Record<string, { steps: Step[] }> }).jobs)) {
+        for (const s of job.steps) for (const v of Object.values(s.with ?? {})) expect(String(v), file).not.toMatch(/^\.tollgate\//);
+      }
+    }
     expect(docs["sharded.yml"].jobs.shard.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
     expect(docs["sharded.yml"].jobs.merge.steps.find((s: Step) => s.id === "merged").with.command).toBe("merge-reports");
   });

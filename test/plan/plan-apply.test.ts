@@ -74,7 +74,7 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
     const dir = await project();
     expect((await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--out", "plan.json"], { cwd: dir })).code).toBe(0);
     await writeFile(path.join(dir, "b.txt"), "beta, edited\n");
-    const r = await tollgate(["apply", "plan.json", "--report", "report.json"], { cwd: dir });
+    const r = await tollgate(["apply", "plan.json", "--policy", "policy.yaml", "--report", "report.json"], { cwd: dir });
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(3);
     expect(await read(dir, "a.txt")).toBe("ALPHA\n");
@@ -97,10 +97,10 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
   it("apply twice: the second run finds the changes already there (missing, alreadyApplied), writes nothing, exit 0", async () => {
     const dir = await project();
     await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--out", "plan.json"], { cwd: dir });
-    const first = await tollgate(["apply", "plan.json"], { cwd: dir });
+    const first = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(first.code).toBe(0);
     expect([await read(dir, "a.txt"), await read(dir, "b.txt")]).toEqual(["ALPHA\n", "BETA\n"]);
-    const second = await tollgate(["apply", "plan.json", "--format", "json"], { cwd: dir });
+    const second = await tollgate(["apply", "plan.json", "--policy", "policy.yaml", "--format", "json"], { cwd: dir });
     expect(second.code).toBe(0);
     const rep = JSON.parse(second.stdout);
     expect(rep.outcomes).toEqual([]);
@@ -117,18 +117,18 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
     await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--out", "plan.json"], { cwd: dir });
     const plan = await json(path.join(dir, "plan.json"));
     expect(plan.plan.actions.map((a: { wouldDecide: { decision: string } }) => a.wouldDecide.decision)).toEqual(["require-approval", "require-approval"]);
-    const pending = await tollgate(["apply", "plan.json"], { cwd: dir });
+    const pending = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(pending.code).toBe(1);
     expect(await read(dir, "a.txt")).toBe("alpha\n");
     const fpA = plan.plan.actions.find((a: { id: string }) => a.id === "a#1").fingerprint;
-    const one = await tollgate(["apply", "plan.json", "--approve", fpA, "--format", "json"], { cwd: dir });
+    const one = await tollgate(["apply", "plan.json", "--policy", "policy.yaml", "--approve", fpA, "--format", "json"], { cwd: dir });
     expect(one.code).toBe(1);
     expect(JSON.parse(one.stdout).outcomes.map((o: { id: string; outcome: string }) => [o.id, o.outcome])).toEqual([
       ["b#1", "pending-approval"],
       ["a#1", "applied"],
     ]);
     expect(await read(dir, "a.txt")).toBe("ALPHA\n");
-    const all = await tollgate(["apply", "plan.json", "--approve-all"], { cwd: dir });
+    const all = await tollgate(["apply", "plan.json", "--policy", "policy.yaml", "--approve-all"], { cwd: dir });
     expect(all.code).toBe(0);
     expect(await read(dir, "b.txt")).toBe("BETA\n");
   });
@@ -139,7 +139,7 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
     const plan = await json(path.join(dir, "plan.json"));
     plan.plan.actions = plan.plan.actions.filter((a: { id: string }) => a.id !== "a#1");
     await writeFile(path.join(dir, "partial.json"), JSON.stringify(plan));
-    const r = await tollgate(["apply", "partial.json", "--format", "json"], { cwd: dir });
+    const r = await tollgate(["apply", "partial.json", "--policy", "policy.yaml", "--format", "json"], { cwd: dir });
     expect(r.code).toBe(0);
     const rep = JSON.parse(r.stdout);
     expect(rep.outcomes.map((o: { id: string; outcome: string; reason: string }) => [o.id, o.outcome, o.reason])).toEqual([
@@ -149,11 +149,11 @@ describe("tollgate plan / apply (SPEC 6.3)", () => {
     expect(await read(dir, "a.txt")).toBe("alpha\n");
 
     await writeFile(path.join(dir, "policy.yaml"), "version: 1\ndefault: auto-apply\nrules: []\n");
-    const policyChanged = await tollgate(["apply", "plan.json"], { cwd: dir });
+    const policyChanged = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(policyChanged.code).toBe(2);
-    expect(policyChanged.stderr).toMatch(/^policy\.yaml: the policy changed since the plan was made \(sha256 [0-9a-f]{12}, plan has [0-9a-f]{12}\)\nRefusing to apply a stale plan; run tollgate plan again\.$/);
+    expect(policyChanged.stderr).toMatch(/^policy\.yaml: not the policy the plan was made with \(sha256 [0-9a-f]{12}, plan has [0-9a-f]{12}\)\. Refusing to apply; run tollgate plan again\.$/);
     await writeFile(path.join(dir, "recipe.yaml"), (await read(dir, "recipe.yaml")) + "# edited\n");
-    const recipeChanged = await tollgate(["apply", "plan.json"], { cwd: dir });
+    const recipeChanged = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(recipeChanged.code).toBe(2);
     expect(recipeChanged.stderr).toContain("recipe.yaml: the recipe changed since the plan was made");
     expect(await read(dir, "c.txt")).toBe("gamma\n");

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
+import { DECISIONS } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
 import { approveIds, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
 
@@ -9,10 +10,11 @@ interface ApplyArgs extends RunArgs {
 }
 
 /**
- * `tollgate apply plan.json`: re-runs the planned recipe with the plan's vars, policy, files and
- * shard, and applies only actions that come back unchanged (same id and fingerprint) and are
- * approved or auto-applied (SPEC 6.3). Recipe, policy and scope come from the plan, so the
- * flags that would change them are not accepted here.
+ * `tollgate apply plan.json --policy FILE`: re-runs the planned recipe with the plan's vars, files
+ * and shard, and applies only actions that come back unchanged (same id and fingerprint) and are
+ * approved or auto-applied (SPEC 6.3). The plan is an artifact anyone between the plan and apply
+ * jobs could edit, so it decides nothing: decisions come only from the policy named here (which
+ * must be the plan's, by sha256) and this command's own flags (`--mode`, `--approve`...).
  */
 export function applyCommand(setExit: (code: number) => void): CommandModule<object, ApplyArgs> {
   return {
@@ -21,6 +23,8 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
     builder: (y) =>
       y
         .positional("plan", { type: "string", demandOption: true, describe: "Plan file written by tollgate plan --out" })
+        .option("policy", { type: "string", describe: "The policy the plan was made with (required when it was made with one)" })
+        .option("mode", { choices: DECISIONS, describe: "Override the policy's default decision" })
         .option("dry-run", { type: "boolean", describe: "Apply nothing: check the plan still holds" })
         .option("check", { type: "boolean", describe: "Dry-run; exit 1 when any action was staged" })
         .option("report", { type: "string", describe: "Write the JSON report to FILE" })
@@ -34,11 +38,12 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
-      const [{ readPlan, checkPlanInputs, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] = await Promise.all([
-        import("../../plan/plan.js"),
-        import("../../plan/gate.js"),
-        import("../../workspace/workspace.js"),
-        import("node:fs"),
+      const [{ readPlan, checkPlanInputs, checkApplyPolicy, checkPlanSteps, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] =
+        await Promise.all([import("../../plan/plan.js"), import("../../plan/gate.js"), import("../../workspace/workspace.js"), import("node:fs")]);
+      const [{ loadPolicy }, { readRecipe }, { sha256: hash }] = await Promise.all([
+        import("../../policy/policy.js"),
+        import("../../recipe/load.js"),
+        import("../../workspace/text.js"),
       ]);
       const { plan, sha256 } = await readPlan(args.plan);
       const info = plan.plan;
@@ -51,18 +56,24 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : abs;
       };
       await checkPlanInputs(info, cwd, display);
+      // Read once: a policy named on the command line may be a pipe.
+      const policy = args.policy !== undefined ? await loadPolicy(args.policy, args.policy) : undefined;
+      checkApplyPolicy(info, policy ? { display: args.policy!, sha256: hash(policy.text ?? "") } : undefined, args.plan);
+      const recipePath = planPath(cwd, info.recipe.path);
+      const { raw } = await readRecipe(recipePath, display(recipePath));
+      checkPlanSteps(info, new Set(raw.steps.map((s, i) => s.id ?? `${i}-${s.tool}`)), args.plan);
       const { loadApprovalsFile } = await import("../approvals.js");
       const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
       const { gate, seen } = createPlanGate(info);
       const options = {
-        recipePath: planPath(cwd, info.recipe.path),
+        recipePath,
         cwd,
         command: "apply",
-        ...(info.policy.path !== null ? { policyPath: planPath(cwd, info.policy.path) } : {}),
+        ...(policy ? { policyPath: path.resolve(args.policy!), policy } : {}),
         dryRun: Boolean(args["dry-run"]),
         check: Boolean(args.check),
         atomic: Boolean(args.atomic),
-        ...(info.mode ? { mode: info.mode as never } : {}),
+        ...(args.mode ? { mode: args.mode } : {}),
         vars: info.vars,
         scope: {
           ...(info.files ? { files: info.files } : {}),
