@@ -1,6 +1,6 @@
 import type { ApprovalAnswer, Approver } from "../runner/resolution.js";
 import type { PendingAction } from "../session/types.js";
-import { colorDiff, safeText, type Colors } from "./output.js";
+import { colorDiff, safeText, type Colors } from "../term.js";
 
 /** Interactive only with a person at both ends: stdin and stderr TTYs, and neither CI nor PRE_COMMIT set. */
 export function canPrompt(env: NodeJS.ProcessEnv, io: PromptIO = defaultIO()): boolean {

@@ -1,7 +1,7 @@
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { renderResolveLine, renderResolveReason } from "../session/resolve.js";
-import { colorDiff, safeText, type Colors } from "./output.js";
+import { colorDiff, safeText, type Colors } from "../term.js";
 
 export interface ReporterOptions {
   colors: Colors;

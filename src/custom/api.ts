@@ -6,7 +6,7 @@ import type { PendingAction } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { outsideScope, type FileScope } from "../tools/host.js";
+import { outsideScope, type FileScope } from "../scope.js";
 import type { CustomToolAPI, CustomToolUI } from "./types.js";
 
 export const EXEC_NOT_ALLOWED = "exec is not allowed by the policy (allow.exec: false)";

@@ -5,13 +5,12 @@
  * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
  * applied, output sorted. Paths are workspace-relative POSIX paths.
  */
-import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
 import { insideGitWorkTree, runGit } from "../git.js";
-import type { FileScope } from "../tools/host.js";
+import { shardOf, type FileScope } from "../scope.js";
 import { containPath, toPosix } from "../workspace/paths.js";
 
 /** Directory names never entered, whatever the ignore files say. */
@@ -80,11 +79,7 @@ function isSkippedRel(rel: string): boolean {
   return rel.split("/").some((seg) => ALWAYS_SKIPPED_DIRS.includes(seg));
 }
 
-/** Stable shard of a relative path: sha1 → uint32 modulo count, 1-based. */
-export function shardOf(rel: string, count: number): number {
-  const digest = createHash("sha1").update(rel).digest();
-  return (digest.readUInt32BE(0) % count) + 1;
-}
+export { shardOf };
 
 function globFilter(glob: string): (rel: string) => boolean {
   const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Issue } from "../errors.js";
 import type { Outcome, OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { command } from "./escape.js";
+import { relativeInside } from "../util/inside.js";
 
 export type AnnotationKind = "notice" | "warning" | "error";
 
@@ -112,8 +113,8 @@ export function inputErrorAnnotations(issues: readonly Issue[], env: NodeJS.Proc
   return issues.slice(0, 10).map((issue) => {
     let file = issue.file;
     if (file && repo) {
-      const rel = path.relative(repo, path.resolve(file));
-      if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) file = rel.split(path.sep).join("/");
+      const rel = relativeInside(repo, file);
+      if (rel !== undefined) file = rel;
     }
     const message = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
     return command("error", { file, line: issue.line, col: issue.line !== undefined ? (issue.col ?? 1) : undefined, title: "tollgate: invalid input" }, message);

@@ -6,6 +6,7 @@ import type { Report } from "../report/types.js";
 import { renderAnnotations } from "./annotations.js";
 import { renderLog } from "./log.js";
 import { renderOutputs } from "./outputs.js";
+import { relativeInside } from "../util/inside.js";
 
 const SUMMARY_LIMIT = 1024 * 1024;
 
@@ -30,8 +31,8 @@ export async function writeGithub(report: Report, options: GithubOptions): Promi
   if (options.stdout) {
     // Annotation paths are repository-relative: prefix the workspace's place in the checkout.
     const repo = options.env.GITHUB_WORKSPACE;
-    const rel = repo ? path.relative(path.resolve(repo), report.run.cwd).split(path.sep).join("/") : "";
-    const prefix = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? `${rel}/` : "";
+    const rel = repo ? relativeInside(repo, report.run.cwd) : undefined;
+    const prefix = rel !== undefined ? `${rel}/` : "";
     const lines = [...renderLog(report, random(), where), ...renderAnnotations(report, { prefix })];
     options.stdout.write(lines.map((l) => `${l}\n`).join(""));
   }

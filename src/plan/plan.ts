@@ -7,13 +7,13 @@ import type { Policy } from "../policy/policy.js";
 import { decide, factsOf } from "../policy/policy.js";
 import type { Report } from "../report/types.js";
 import type { PendingAction } from "../session/types.js";
-import { sha256 } from "../workspace/text.js";
+import { sha256 } from "../util/hash.js";
 import type { PlanFile, PlanInfo, PlannedAction } from "./types.js";
+import { relativeInside } from "../util/inside.js";
 
 /** `file` relative to `root` (POSIX) when inside it, else absolute. */
 export function rootRelative(root: string, file: string): string {
-  const rel = path.relative(root, file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : path.resolve(file);
+  return relativeInside(root, file) ?? path.resolve(file);
 }
 
 /** sha256 of a recipe or policy file's text, as the report records it. */

@@ -1,14 +1,23 @@
 import type { Policy } from "../policy/policy.js";
 import type { Recipe } from "../recipe/load.js";
-import type { RunOptions } from "../runner/run.js";
-import { VERSION } from "../runner/run.js";
-import { sha256 } from "../workspace/text.js";
+import type { FileScope } from "../scope.js";
+import { VERSION } from "../version.js";
+import { sha256 } from "../util/hash.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord, type Summary } from "./types.js";
+
+/** What the report says about how the run was invoked (a narrow view of the runner's input). */
+export interface RunInfo {
+  command?: string;
+  cwd: string;
+  dryRun?: boolean;
+  check?: boolean;
+  scope?: Pick<FileScope, "files" | "shard">;
+}
 
 export interface ReportInput {
   recipe: Recipe;
   policy: Policy;
-  options: RunOptions;
+  options: RunInfo;
   steps: StepRecord[];
   outcomes: OutcomeRecord[];
   startedAt: number;

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createCustomToolAPI } from "../custom/api.js";
 import { loadCustomToolModule, ToolLoadError } from "../custom/loader.js";
@@ -16,11 +15,13 @@ import { attachPreviews } from "../report/patch.js";
 import { Session, type ToolCallRecord } from "../session/session.js";
 import type { PendingAction, Tool } from "../session/types.js";
 import { joinText } from "../session/types.js";
-import type { FileScope, ToolHost } from "../tools/host.js";
+import type { FileScope } from "../scope.js";
+import type { ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
 import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
 import { startRun } from "../workspace/recover.js";
 import { resolvePending, type ApprovalSources, type PromptState, type ResolutionContext } from "./resolution.js";
+import { relativeInside } from "../util/inside.js";
 
 export interface RunOptions {
   recipePath: string;
@@ -69,13 +70,10 @@ export interface PreparedRun {
   workspace: Workspace;
 }
 
-export const VERSION: string = await readFile(new URL("../../package.json", import.meta.url), "utf8")
-  .then((t) => (JSON.parse(t) as { version: string }).version)
-  .catch(() => "0.0.0");
+export { VERSION } from "../version.js";
 
 function display(file: string, base: string): string {
-  const rel = path.relative(base, file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
+  return relativeInside(base, file) !== undefined ? path.relative(base, file) : file;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Value, type ValueError } from "@sinclair/typebox/value";
 import { ToolError, messageOf } from "../errors.js";
-import { sha256 } from "../workspace/text.js";
+import { sha256 } from "../util/hash.js";
 import { createResolveTool } from "./resolve.js";
 import { PendingActionStore } from "./store.js";
 import { joinText, type AgentToolResult, type PendingAction, type Tool, type ToolCallResult } from "./types.js";

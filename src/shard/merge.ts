@@ -1,7 +1,7 @@
 import { applyPatch, parsePatch } from "diff";
 import { InputError } from "../errors.js";
 import type { Preview } from "../report/patch.js";
-import { sha256 } from "../workspace/text.js";
+import { sha256 } from "../util/hash.js";
 import { summarize } from "../report/build.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 

@@ -1,5 +1,5 @@
 import { formatIssue, type Issue } from "../errors.js";
-import { safeText, type Colors } from "../cli/output.js";
+import { safeText, type Colors } from "../term.js";
 import type { CaseResult } from "./runcase.js";
 import type { TestRun } from "./suite.js";
 

@@ -4,7 +4,8 @@ import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
-import { outsideScope, type ToolHost } from "./host.js";
+import { outsideScope } from "../scope.js";
+import type { ToolHost } from "./host.js";
 
 export const editParameters = Type.Object(
   {

@@ -5,7 +5,8 @@ import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import { inStyleOf } from "../workspace/text.js";
-import { outsideScope, type ToolHost } from "./host.js";
+import { outsideScope } from "../scope.js";
+import type { ToolHost } from "./host.js";
 
 export const writeParameters = Type.Object(
   {

@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { RunError } from "../errors.js";
+import { isContainedPosix } from "../util/inside.js";
 
 export const STATE_DIR = ".tollgate";
 export const JOURNAL_FILE = "journal.json";
@@ -84,7 +85,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
       throw corrupt(file, "malformed entry");
     }
     const norm = path.posix.normalize(e.path);
-    if (path.posix.isAbsolute(norm) || norm === ".." || norm.startsWith("../") || norm === ".") {
+    if (!isContainedPosix(norm)) {
       throw corrupt(file, `entry outside the workspace: ${e.path}`);
     }
     entries.push({
@@ -97,7 +98,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
   const dirs = Array.isArray(data.dirs) ? data.dirs.filter((d): d is string => typeof d === "string") : [];
   for (const d of dirs) {
     const norm = path.posix.normalize(d);
-    if (path.posix.isAbsolute(norm) || norm.startsWith("..") || norm === ".") throw corrupt(file, `directory outside the workspace: ${d}`);
+    if (!isContainedPosix(norm)) throw corrupt(file, `directory outside the workspace: ${d}`);
   }
   return {
     pid: typeof data.pid === "number" ? data.pid : 0,

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { BlockedError } from "../errors.js";
+import { isInside } from "../util/inside.js";
 
 /** Directory names tollgate never writes into, at any depth, whatever the policy says. */
 export const ALWAYS_PROTECTED = [".git", ".tollgate"];
@@ -9,10 +10,6 @@ export function toPosix(p: string): string {
   return p.split(path.sep).join("/");
 }
 
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
 
 /**
  * realpath of the deepest existing ancestor, with the missing tail appended. A component of the

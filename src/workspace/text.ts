@@ -1,10 +1,6 @@
-import { createHash } from "node:crypto";
+export { sha256 } from "../util/hash.js";
 
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
-
-export function sha256(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
-}
 
 /** Offsets where the lines of a text start (0 first; after every LF). */
 export function lineStarts(text: string): number[] {

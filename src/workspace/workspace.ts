@@ -4,7 +4,8 @@ import path from "node:path";
 import { BlockedError, StaleError, messageOf } from "../errors.js";
 import type { FileChange } from "../session/types.js";
 import { containPath, isAlwaysProtected, isCaseInsensitiveFs, realRoot, type Contained } from "./paths.js";
-import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem, sha256 } from "./text.js";
+import { sha256 } from "../util/hash.js";
+import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
 import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { globMatcher } from "./glob.js";
 

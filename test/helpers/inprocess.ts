@@ -1,6 +1,3 @@
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { REPO_ROOT } from "./testdir.js";
 
 export interface CliResult {
   code: number;
@@ -13,7 +10,8 @@ let mainPromise: Promise<Main> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * Runs the built CLI's `main(argv)` (dist/cli/app.js: the modules bin/tollgate.js runs bundled) inside this
+ * Runs the CLI's `main(argv)` from src/cli/app.ts (the same source every unit test imports; child-process
+ * tests run bin/tollgate.js, which `npm test` has just built from it) inside this
  * test process: cwd, environment, stdout and stderr are swapped for the call and restored
  * after. Calls are serialized (process-wide state). ~100x cheaper than a child process.
  *
@@ -29,7 +27,7 @@ export function tollgateInProcess(args: string[], opts: { cwd: string; env?: Rec
 }
 
 async function runOnce(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
-  mainPromise ??= import(pathToFileURL(path.join(REPO_ROOT, "dist/cli/app.js")).href).then((m: { main: Main }) => m.main);
+  mainPromise ??= import("../../src/cli/app.js").then((m: { main: Main }) => m.main);
   const main = await mainPromise;
   const env: Record<string, string> = { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...opts.env };
   const savedEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));

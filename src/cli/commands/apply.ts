@@ -4,6 +4,7 @@ import { InputError } from "../../errors.js";
 import { DECISIONS } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
 import { approveIds, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
+import { relativeInside } from "../../util/inside.js";
 
 interface ApplyArgs extends RunArgs {
   plan: string;
@@ -52,8 +53,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         throw new InputError(`${args.plan}: the plan's workspace ${cwd} does not exist here; pass --cwd DIR`);
       }
       const display = (abs: string) => {
-        const rel = path.relative(process.cwd(), abs);
-        return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : abs;
+        return relativeInside(process.cwd(), abs) !== undefined ? path.relative(process.cwd(), abs) : abs;
       };
       await checkPlanInputs(info, cwd, display);
       // Read once: a policy named on the command line may be a pipe.

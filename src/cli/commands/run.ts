@@ -5,10 +5,11 @@ import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
 import { attachPreviews, previewsFor } from "../../report/patch.js";
 import type { Report } from "../../report/types.js";
 import type { RunOptions } from "../../runner/run.js";
-import { colorEnabled, colors } from "../output.js";
+import { colorEnabled, colors } from "../../term.js";
 import { createReporter } from "../reporter.js";
 import { writeOutputs } from "../outputs.js";
 import { divertStdout } from "../stdout.js";
+import { relativeInside } from "../../util/inside.js";
 
 export interface RunArgs {
   recipe?: string;
@@ -83,8 +84,8 @@ export function outputExcludes(cwd: string, files: ReadonlyArray<string | undefi
   const out: string[] = [];
   for (const f of files) {
     if (!f) continue;
-    const rel = path.relative(cwd, path.resolve(f));
-    if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join("/"));
+    const rel = relativeInside(cwd, f);
+    if (rel !== undefined) out.push(rel);
   }
   return out;
 }

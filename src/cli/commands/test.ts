@@ -1,5 +1,5 @@
 import type { CommandModule } from "yargs";
-import { colorEnabled, colors } from "../output.js";
+import { colorEnabled, colors } from "../../term.js";
 
 interface TestArgs {
   targets?: string[];

@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { sanitizeForTerminal } from "../workspace/sanitize.js";
+import { sanitizeForTerminal } from "./workspace/sanitize.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
