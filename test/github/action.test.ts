@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -66,9 +66,13 @@ describe("action.yml and examples/github (structure)", () => {
       "a.ts": "const a = Effect.map(x, f);\n",
       "recipe.yaml": "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n",
       "tmp/.keep": "",
+      "policy.yaml": "version: 1\ndefault: require-approval\n",
     });
+    // Exactly as GitHub runs a `shell: bash` step: the script in a file, `bash --noprofile --norc -eo pipefail {0}`.
+    const file = path.join(dir, "tmp/step.sh");
+    await writeFile(file, script);
     const run = async (inputs: Record<string, string>, output: string) =>
-      execa("bash", ["-c", script], {
+      execa("bash", ["--noprofile", "--norc", "-eo", "pipefail", file], {
         cwd: dir,
         reject: false,
         env: {
@@ -96,6 +100,16 @@ describe("action.yml and examples/github (structure)", () => {
     const strict = await run({ TOLLGATE_ARGS: "", TOLLGATE_FAIL_ON_CHANGES: "true" }, "out2.txt");
     expect(strict.exitCode).toBe(1);
     expect(strict.stdout).toContain("::error title=tollgate::the recipe staged changes (fail-on-changes: true)");
+    // An action awaiting approval is exit 1 from the CLI: the step still succeeds and writes every output.
+    const pending = await run({ TOLLGATE_COMMAND: "run", TOLLGATE_POLICY: "policy.yaml" }, "out4.txt");
+    expect(pending.exitCode).toBe(0);
+    expect(await readFile(path.join(dir, "out4.txt"), "utf8")).toBe(
+      `changed=true\npending-count=1\nreport=${path.join(dir, "tmp/tollgate-report.json")}\npatch=${path.join(dir, "tmp/tollgate.patch")}\n`,
+    );
+    const strictPending = await run({ TOLLGATE_COMMAND: "run", TOLLGATE_POLICY: "policy.yaml", TOLLGATE_FAIL_ON_CHANGES: "true" }, "out5.txt");
+    expect(strictPending.exitCode).toBe(1);
+    expect(strictPending.stdout).toContain("::error title=tollgate::the recipe staged changes (fail-on-changes: true)");
+    expect(await readFile(path.join(dir, "out5.txt"), "utf8")).toContain("pending-count=1\n");
     const bad = await run({ TOLLGATE_ARGS: "--no-such-flag" }, "out3.txt");
     expect(bad.exitCode).toBe(2);
     expect(await readFile(path.join(dir, "a.ts"), "utf8")).toBe("const a = Effect.map(x, f);\n");
