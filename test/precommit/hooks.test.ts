@@ -16,7 +16,7 @@ interface Hook {
 
 // The package as pre-commit installs a `language: node` hook: `npm pack` of the repository, then
 // `npm install -g` of the tarball into an isolated prefix. (`npm test` has just built dist/, so
-// packing skips the prepare script; the install resolves dependencies from the npm cache.)
+// packing skips the prepack build; the install resolves dependencies from the npm cache.)
 let prefix: string;
 let hooks: Hook[];
 beforeAll(async () => {
@@ -29,7 +29,9 @@ beforeAll(async () => {
     timeout: 100_000,
   });
   hooks = parse(await readFile(path.join(REPO_ROOT, ".pre-commit-hooks.yaml"), "utf8"));
+  tarball = path.join(prefix, tgz);
 }, 120_000);
+let tarball: string;
 afterAll(() => rm(prefix, { recursive: true, force: true }));
 
 /** Runs a hook as pre-commit does: entry + args + file names, PRE_COMMIT=1, no TTY. */
@@ -46,6 +48,16 @@ async function runHook(id: string, args: string[], files: string[], cwd: string)
 }
 
 const RECIPE = "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n";
+
+describe("the packed package", () => {
+  it("needs no install-time build (no prepare/install scripts), ships dist, LICENSE and the schemas", async () => {
+    const manifest = JSON.parse((await execa("tar", ["-xOzf", tarball, "package/package.json"])).stdout);
+    for (const script of ["prepare", "preinstall", "install", "postinstall"]) expect(manifest.scripts?.[script], script).toBeUndefined();
+    const files = (await execa("tar", ["-tzf", tarball])).stdout.split("\n");
+    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/bin/tollgate.js", "package/dist/bundle/main.js", "package/dist/index.d.ts", "package/schema/recipe.schema.json"]));
+    expect((await execa("tar", ["-xOzf", tarball, "package/LICENSE"])).stdout).toMatch(/^MIT License/);
+  });
+});
 
 describe(".pre-commit-hooks.yaml, run from the installed package", () => {
   it("declares a check hook and an apply hook as pre-commit expects", () => {
