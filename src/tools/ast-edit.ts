@@ -5,11 +5,11 @@ import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { sha256 } from "../workspace/text.js";
 import type { ToolHost } from "./host.js";
-import { matchesTouchErrors, matchText } from "./ast/engine.js";
+import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
-import { cut, displayPath, groupByDir, parseIssuesBlock, plural, runSearch, skippedBlock } from "./ast/search.js";
+import { cut, displayPath, groupByDir, parseIssuesBlock, plural, runSearch, patternWarningLines, skippedBlock, skippedMatchIssues } from "./ast/search.js";
 
 export const astEditParameters = Type.Object(
   {
@@ -125,8 +125,8 @@ function makeRebase(
   return (current) => {
     try {
       const napi = napiSync();
-      const { matches } = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
-      if (matchesTouchErrors(matches)) return undefined;
+      const found = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
+      const matches = goodMatches(found.matches);
       const kept = plan.keep === undefined ? matches : truncateMatches(matches, plan.keep);
       const result = planRewrite(current, kept, outs);
       if (!result.ok) return undefined;
@@ -169,6 +169,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         scope: host.scope,
         maxFileBytes: host.workspace.maxFileBytes,
         signal,
+        patWhere: (i) => `ops[${i}].pat`,
       });
       const { discovery } = search;
 
@@ -185,11 +186,10 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           limitReached = true;
           break;
         }
-        if (matchesTouchErrors(r.matches)) {
-          parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
-          continue;
-        }
-        let raw = r.matches;
+        const bad = badMatches(r.matches);
+        if (bad.length > 0) parseErrors.push(...skippedMatchIssues(displayPath(r.rel, discovery), r.text, bad));
+        let raw = goodMatches(r.matches);
+        if (raw.length === 0) continue;
         let keep: number | undefined;
         if (limit !== undefined && total + raw.length > limit) {
           keep = limit - total;
@@ -230,6 +230,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         fileReplacements,
       };
       const notes = [
+        ...patternWarningLines(search.patternWarnings, (op) => plans.reduce((n, p) => n + p.matches.filter((m) => m.op === op).length, 0)),
         ...(parseWarnings.length > 0
           ? ["", `Note: ${plural(parseWarnings.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
           : []),

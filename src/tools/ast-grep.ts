@@ -3,9 +3,9 @@ import { ToolError } from "../errors.js";
 import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import type { ToolHost } from "./host.js";
-import { matchesTouchErrors } from "./ast/engine.js";
+import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";
-import { allCaptures, cut, displayPath, groupByDir, parseIssuesBlock, runSearch, skippedBlock } from "./ast/search.js";
+import { allCaptures, cut, displayPath, groupByDir, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, skippedMatchIssues } from "./ast/search.js";
 
 export const astGrepParameters = Type.Object(
   {
@@ -79,6 +79,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         scope: host.scope,
         maxFileBytes: host.workspace.maxFileBytes,
         signal,
+        patWhere: (i) => `pat[${i}]`,
       });
       const { discovery } = search;
       const parseErrors: string[] = [...search.patternIssues];
@@ -86,12 +87,10 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       for (const r of search.results) {
         if (r.status === "searched" && r.parseError) parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
         if (r.status !== "matched") continue;
-        if (matchesTouchErrors(r.matches)) {
-          parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
-          continue;
-        }
+        const bad = badMatches(r.matches);
+        if (bad.length > 0) parseErrors.push(...skippedMatchIssues(displayPath(r.rel, discovery), r.text, bad));
         const index = new LineIndex(r.text);
-        const sorted = [...r.matches].sort((a, b) => a.start - b.start || b.end - a.end || a.op - b.op);
+        const sorted = goodMatches(r.matches).sort((a, b) => a.start - b.start || b.end - a.end || a.op - b.op);
         for (const m of sorted) {
           const a = index.pos(m.start);
           const b = index.pos(m.end);
@@ -127,7 +126,10 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         fileMatches: fileMatches.map((f) => ({ path: displayPath(f.path, discovery), count: f.count })),
         matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
       };
-      const skippedLines = search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : [];
+      const skippedLines = [
+        ...patternWarningLines(search.patternWarnings, (op) => all.filter((m) => m.pattern === pats[op]).length),
+        ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
+      ];
       if (shown.length === 0) {
         // The seed's texts (also for an offset past the last match: details.matchCount has the
         // total); the parse-issue block follows the message on the next line.

@@ -46,9 +46,9 @@ describe("ast_grep", () => {
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_grep", { pat: ["foo($A)"], lang: "ts" });
     expect(text).toBe(
-      "No matches found. Parse issues mean the query may be mis-scoped; narrow `path`/`glob` or set `lang` before concluding absence.\nParse issues:\n- bad.ts: parse error (syntax tree contains error nodes)",
+      "No matches found. Parse issues mean the query may be mis-scoped; narrow `path`/`glob` or set `lang` before concluding absence.\nParse issues:\n- bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)",
     );
-    expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
+    expect(details.parseErrors).toEqual(["bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)"]);
   });
 
   it("pads the line numbers of a multi-line match to the widest one (seed layout)", async () => {
@@ -79,7 +79,7 @@ describe("ast_grep", () => {
     const { details } = await t.call("ast_grep", { pat: ["foo($A)"], path: "src" });
     expect(details.files).toEqual(["a.ts", "lib/b.ts"]);
     expect(details.fileMatches).toEqual([{ path: "a.ts", count: 1 }, { path: "lib/b.ts", count: 1 }]);
-    expect(details.parseErrors).toEqual(["bad.ts: parse error (syntax tree contains error nodes)"]);
+    expect(details.parseErrors).toEqual(["bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)"]);
     expect(details.matches.map((m: any) => m.path)).toEqual(["src/a.ts", "src/lib/b.ts"]);
   });
 

@@ -2,6 +2,13 @@
  * Per-file work of ast_grep/ast_edit: read, classify (binary / non-UTF-8 / too large), text
  * prefilter, parse, match. Runs on the main thread or inside worker threads (worker.ts); its
  * inputs and outputs are plain data so they cross the thread boundary as is.
+ *
+ * The engine API (also for rule-based tools such as ast_scan):
+ * - `matchText(napi, lang, text, { ops, sel?, prefilter? })`: every op's matches in one text,
+ *   one parse and one traversal for all ops (traverse.ts); an op is a pattern or a napi rule
+ *   object (`config`). Matches resting on a syntax error carry `bad: true`: callers skip and
+ *   list them (`badMatches`), keeping the rest (`goodMatches`).
+ * - `FileProcessor` / `processFiles` (pool.ts): the same over files, in worker threads.
  */
 import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
@@ -11,14 +18,10 @@ import { ensureLanguages } from "./langs.js";
 import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
 import { regionsFor, statementBoundaries } from "./regions.js";
 import type { RawMatch } from "./rewrite.js";
+import { opConfig, traverse, type EngineOp, type Found } from "./traverse.js";
+import { langById } from "./langs.js";
 
-export interface EngineOp {
-  pat: string;
-  /** Captures to extract: name → multi. */
-  captures: Record<string, boolean>;
-  /** Every capture the pattern declares (for the syntax-error check); default: `captures`. */
-  all?: Record<string, boolean>;
-}
+export type { EngineOp, RuleConfig } from "./traverse.js";
 
 export interface EngineJob {
   ops: EngineOp[];
@@ -54,158 +57,104 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * `TOLLGATE_PARSE=whole` parses every candidate file whole, as the ast-grep CLI does, instead of
- * only the statements holding a prefilter hit. Region parsing is ~3x cheaper and finds the same
- * matches, plus those that the whole-file parse loses to tree-sitter's error recovery around
- * syntax the bundled grammar does not know (docs/benchmarks.md); `whole` gives ast-grep's
- * exact answer. Worker threads inherit the environment.
+ * only the statements holding a prefilter hit. By default region parsing is used and, when a
+ * region has an ERROR node, the whole file is parsed too (SPEC 3.1: the answer is the whole
+ * parse's or strictly better). Worker threads inherit the environment.
  */
 const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
-export function matcherOf(pat: string, sel: string | undefined): string | { rule: ReturnType<typeof patternRule> } {
-  return sel ? { rule: patternRule(pat, sel) } : pat;
-}
-
-type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
-
-function captureRange(node: SgNode, name: string, multi: boolean, offset: number): [number, number] | null {
-  if (multi) {
-    const nodes = node.getMultipleMatches(name);
-    if (nodes.length === 0) return null;
-    return [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset];
-  }
-  const one = node.getMatch(name);
-  if (one) {
-    const r = one.range();
-    return [r.start.index + offset, r.end.index + offset];
-  }
-  // `$A` written in the template for a `$$$A` capture, or vice versa.
-  const many = node.getMultipleMatches(name);
-  if (many.length === 0) return null;
-  return [many[0]!.range().start.index + offset, many[many.length - 1]!.range().end.index + offset];
-}
-
-/**
- * Matches of every op in one text (offsets are UTF-16, i.e. JS string indices).
- *
- * Syntax errors: tree-sitter wraps what it cannot parse in ERROR nodes (often large ones, and
- * often for valid code newer than the bundled grammar). A match that sits inside an ERROR node
- * is itself a cleanly parsed subtree and is kept; a match that contains an ERROR node outside
- * its metavariable captures (whose text is copied verbatim) rests on a misparse and is flagged
- * `bad`: its file is skipped and reported under "Parse issues".
- */
-export function matchText(
-  napi: Napi,
-  lang: string,
-  text: string,
-  job: Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined },
-): MatchResult {
-  ensureLanguages(napi, [lang]);
-  const regions = regionsToParse(lang, text, job);
-  const out: MatchResult = { matches: [], errors: [], ...(regions ? { regions: regions.length } : {}) };
-  for (const [start, end] of regions ?? [[0, text.length] as [number, number]]) {
-    matchRoot(napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root(), start, job, out);
-  }
-  return out;
+export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
+  return opConfig({ pat }, sel);
 }
 
 export interface MatchResult {
+  /** Every op's matches, file offsets (UTF-16); `bad` ones rest on a syntax error. */
   matches: RawMatch[];
+  /** [start, end) of the ERROR nodes of the parse that decided (the whole file's when parsed). */
   errors: Array<[number, number]>;
-  /** Whether any parsed region has ERROR nodes (computed when there is no match too). */
+  /** Whether the deciding parse has ERROR nodes (computed when there is no match too). */
   hadErrors?: boolean;
+  /** Regions parsed (absent: the whole file only). */
   regions?: number;
+  /** Whether the whole file was parsed after a region had an error. */
+  wholeToo?: boolean;
 }
 
-function regionsToParse(lang: string, text: string, job: { sel?: string | undefined; prefilter?: Record<string, PrefilterSpec> | undefined }): Array<[number, number]> | null {
-  return lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, job.prefilter?.[lang] ?? null) : null;
-}
+type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined };
 
-function matchRoot(root: SgNode, start: number, job: Pick<EngineJob, "ops" | "sel">, out: MatchResult): void {
-  const found: Array<{ node: SgNode; match: RawMatch }> = [];
-  const local: Array<[number, number]> = [];
-  collect(root, start, job, found, local);
-  if (local.length > 0) out.hadErrors = true;
-  if (found.length === 0) return;
-  if (local.length > 0) flagMisparsed(found, local, job.ops, start);
-  flagMissing(found, job.ops, start);
-  out.errors.push(...local);
-  for (const f of found) out.matches.push(f.match);
-}
-
-/** Ranges of every capture an op declares (the text a rewrite copies verbatim). */
-function allCaptureRanges(node: SgNode, op: EngineOp, offset: number): Array<[number, number]> {
-  return Object.entries(op.all ?? op.captures)
-    .map(([name, multi]) => captureRange(node, name, multi, offset))
-    .filter((c): c is [number, number] => c !== null);
-}
-
-/** Flags matches containing an ERROR node outside their captures (see matchText). */
-function flagMisparsed(found: Array<{ node: SgNode; match: RawMatch }>, errors: Array<[number, number]>, ops: readonly EngineOp[], offset: number): void {
-  for (const { node, match } of found) {
-    const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
-    if (inner.length === 0) continue;
-    const caps = allCaptureRanges(node, ops[match.op]!, offset);
-    if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) match.bad = true;
-  }
-}
-
-/**
- * Flags matches that rest on a token tree-sitter invented: error recovery inserts a MISSING
- * node (zero width, so empty text) for an absent `)` and carries on, so `Effect.map(x, f;`
- * would match and be rewritten as if it were whole. A zero-width node strictly inside a
- * capture is copied verbatim and does not count. Only the matched subtrees are searched.
- */
-function flagMissing(found: Array<{ node: SgNode; match: RawMatch }>, ops: readonly EngineOp[], offset: number): void {
-  for (const { node, match } of found) {
-    if (match.bad) continue;
-    const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
-    if (missing.length === 0) continue;
-    const caps = allCaptureRanges(node, ops[match.op]!, offset);
-    if (missing.some((at) => !caps.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
-  }
-}
-
-function patternRule(pat: string, sel: string | undefined): { pattern: string | { context: string; selector: string } } {
-  return { pattern: sel ? { context: pat, selector: sel } : pat };
-}
-
-/**
- * Matches of every op, and the ERROR nodes (as [start, end); without matches, at least one if
- * there is any). One op,
- * the common case, takes a single traversal for both (`any` of the pattern and `kind: ERROR`):
- * walking a whole tree twice cost about as much again as the match itself.
- */
-function collect(root: SgNode, offset: number, job: Pick<EngineJob, "ops" | "sel">, found: Array<{ node: SgNode; match: RawMatch }>, errors: Array<[number, number]>): void {
-  const push = (node: SgNode, index: number) => {
-    const op = job.ops[index]!;
-    const r = node.range();
-    const captures: Record<string, [number, number] | null> = {};
-    for (const [name, multi] of Object.entries(op.captures)) captures[name] = captureRange(node, name, multi, offset);
-    found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures } });
-  };
-  const errorAt = (node: SgNode) => {
-    const r = node.range();
-    errors.push([r.start.index + offset, r.end.index + offset]);
-  };
-  if (job.ops.length === 1) {
-    const rule = patternRule(job.ops[0]!.pat, job.sel);
-    for (const node of root.findAll({ rule: { any: [rule, { kind: "ERROR" }] } } as never)) {
-      if (node.kind() !== "ERROR") push(node, 0);
-      else {
-        errorAt(node);
-        if (node.matches({ rule } as never)) push(node, 0);
-      }
-    }
-    return;
-  }
-  job.ops.forEach((op, index) => {
-    for (const node of root.findAll(matcherOf(op.pat, job.sel) as never)) push(node, index);
+/** The ops a text can match: those whose prefilter requirement holds (all when there is none). */
+function activeOps(text: string, job: Job, lang: string): number[] {
+  const spec = job.prefilter?.[lang] ?? null;
+  const all = job.ops.map((_, i) => i);
+  if (spec === null || spec.length !== job.ops.length) return all;
+  return all.filter((i) => {
+    const req = spec[i]!;
+    return req.words.every((w) => text.includes(w)) && req.runs.every((r) => new RegExp(r).test(text));
   });
-  if (found.length > 0) for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) errorAt(e);
-  else {
-    const e = root.find({ rule: { kind: "ERROR" } } as never);
-    if (e) errorAt(e);
+}
+
+const key = (m: RawMatch) => `${m.op}:${m.start}:${m.end}`;
+
+/**
+ * Matches of every op in one text (offsets are UTF-16, i.e. JS string indices). See the module
+ * comment; `traverse` flags the matches that rest on a syntax error.
+ */
+export function matchText(napi: Napi, lang: string, text: string, job: Job): MatchResult {
+  ensureLanguages(napi, [lang]);
+  const active = activeOps(text, job, lang);
+  if (active.length === 0) return { matches: [], errors: [] };
+  const stringKinds = langById(lang).stringKinds;
+  const run = (start: number, end: number) => {
+    const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
+    return traverse(root, job.ops, active, job.sel, start, { stringKinds });
+  };
+  const whole = (): MatchResult => {
+    const { found, errors } = run(0, text.length);
+    return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
+  };
+  const regions = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
+  if (!regions) return whole();
+  const found: Found[] = [];
+  let regionErrors = false;
+  for (const [start, end] of regions) {
+    const r = run(start, end);
+    found.push(...r.found);
+    if (r.errors.length > 0) regionErrors = true;
   }
+  if (!regionErrors) return { matches: found.map((f) => f.match), errors: [], regions: regions.length };
+  // A region with an error node: the whole parse decides. Where it is clean, its answer is
+  // exact; where it has errors too, a region's clean match that the whole parse lost to error
+  // recovery is added (a real match the CLI misses), and a match bad in one parse but clean in
+  // the other is taken clean.
+  const w = whole();
+  const out: MatchResult = { ...w, regions: regions.length, wholeToo: true };
+  if (!w.hadErrors) return out;
+  const byKey = new Map(w.matches.map((m) => [key(m), m]));
+  for (const { match } of found) {
+    const had = byKey.get(key(match));
+    if (!had) {
+      if (!match.bad) byKey.set(key(match), match);
+    } else if (had.bad && !match.bad) byKey.set(key(match), match);
+  }
+  out.matches = [...byKey.values()].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
+  return out;
+}
+
+/** The prefilter of the active ops only (regions are cut around their hits). */
+function activeSpec(job: Job, lang: string, active: readonly number[]): PrefilterSpec {
+  const spec = job.prefilter?.[lang] ?? null;
+  if (spec === null || spec.length !== job.ops.length) return spec;
+  return active.map((i) => spec[i]!);
+}
+
+/** The matches to use: those that do not rest on a syntax error. */
+export function goodMatches(matches: readonly RawMatch[]): RawMatch[] {
+  return matches.filter((m) => m.bad !== true);
+}
+
+/** The matches skipped because they rest on a syntax error (listed with their position). */
+export function badMatches(matches: readonly RawMatch[]): RawMatch[] {
+  return matches.filter((m) => m.bad === true);
 }
 
 /** Offsets where the prefilter's anchors occur in the text. */
@@ -231,11 +180,6 @@ function regionsOf(text: string, spec: PrefilterSpec): Array<[number, number]> |
   const boundaries = statementBoundaries(text);
   if (!boundaries) return null;
   return regionsFor(boundaries, text.length, hits);
-}
-
-/** Whether any match rests on a misparse (see matchText). */
-export function matchesTouchErrors(matches: readonly RawMatch[]): boolean {
-  return matches.some((m) => m.bad === true);
 }
 
 export class FileProcessor {

@@ -24,18 +24,20 @@ export interface LangInfo {
   comments: "c" | "hash" | "none";
   /** Whether `a . b` token runs may be used by the prefilter (no nested comments etc.). */
   tokenRuns: boolean;
+  /** Node kinds of string-like literals: a rewrite never re-indents the lines inside one (SPEC 3.1). */
+  stringKinds: string[];
 }
 
 export const LANGS: LangInfo[] = [
-  { id: "TypeScript", name: "TypeScript", aliases: ["ts", "typescript", "mts", "cts"], extensions: [".ts", ".mts", ".cts"], family: "ts", comments: "c", tokenRuns: true },
-  { id: "Tsx", name: "TSX", aliases: ["tsx"], extensions: [".tsx"], family: "ts", comments: "c", tokenRuns: true },
-  { id: "JavaScript", name: "JavaScript", aliases: ["js", "javascript", "jsx", "mjs", "cjs"], extensions: [".js", ".mjs", ".cjs", ".jsx"], family: "js", comments: "c", tokenRuns: true },
-  { id: "Css", name: "CSS", aliases: ["css"], extensions: [".css"], family: "css", comments: "c", tokenRuns: false },
-  { id: "Html", name: "HTML", aliases: ["html", "htm"], extensions: [".html", ".htm"], family: "html", comments: "none", tokenRuns: false },
-  { id: "json", name: "JSON", aliases: ["json"], extensions: [".json"], dynamicPackage: "@ast-grep/lang-json", family: "json", comments: "none", tokenRuns: false },
-  { id: "python", name: "Python", aliases: ["py", "python"], extensions: [".py", ".pyi"], dynamicPackage: "@ast-grep/lang-python", family: "python", comments: "hash", tokenRuns: false },
-  { id: "go", name: "Go", aliases: ["go", "golang"], extensions: [".go"], dynamicPackage: "@ast-grep/lang-go", family: "go", comments: "c", tokenRuns: true },
-  { id: "rust", name: "Rust", aliases: ["rs", "rust"], extensions: [".rs"], dynamicPackage: "@ast-grep/lang-rust", family: "rust", comments: "c", tokenRuns: false },
+  { id: "TypeScript", name: "TypeScript", aliases: ["ts", "typescript", "mts", "cts"], extensions: [".ts", ".mts", ".cts"], family: "ts", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
+  { id: "Tsx", name: "TSX", aliases: ["tsx"], extensions: [".tsx"], family: "ts", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
+  { id: "JavaScript", name: "JavaScript", aliases: ["js", "javascript", "jsx", "mjs", "cjs"], extensions: [".js", ".mjs", ".cjs", ".jsx"], family: "js", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
+  { id: "Css", name: "CSS", aliases: ["css"], extensions: [".css"], family: "css", comments: "c", tokenRuns: false, stringKinds: ["string_value"] },
+  { id: "Html", name: "HTML", aliases: ["html", "htm"], extensions: [".html", ".htm"], family: "html", comments: "none", tokenRuns: false, stringKinds: ["quoted_attribute_value", "raw_text"] },
+  { id: "json", name: "JSON", aliases: ["json"], extensions: [".json"], dynamicPackage: "@ast-grep/lang-json", family: "json", comments: "none", tokenRuns: false, stringKinds: ["string"] },
+  { id: "python", name: "Python", aliases: ["py", "python"], extensions: [".py", ".pyi"], dynamicPackage: "@ast-grep/lang-python", family: "python", comments: "hash", tokenRuns: false, stringKinds: ["string"] },
+  { id: "go", name: "Go", aliases: ["go", "golang"], extensions: [".go"], dynamicPackage: "@ast-grep/lang-go", family: "go", comments: "c", tokenRuns: true, stringKinds: ["raw_string_literal", "interpreted_string_literal"] },
+  { id: "rust", name: "Rust", aliases: ["rs", "rust"], extensions: [".rs"], dynamicPackage: "@ast-grep/lang-rust", family: "rust", comments: "c", tokenRuns: false, stringKinds: ["string_literal", "raw_string_literal"] },
 ];
 
 const BY_ALIAS = new Map<string, LangInfo>();

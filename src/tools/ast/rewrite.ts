@@ -22,6 +22,8 @@ export interface RawMatch {
   captures: Record<string, [number, number] | null>;
   /** Set when the match contains a syntax-error node outside its captures. */
   bad?: boolean;
+  /** [start, end) of multi-line string/template literals inside its captures (never re-indented). */
+  literals?: Array<[number, number]>;
 }
 
 export interface EditPair {

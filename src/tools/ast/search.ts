@@ -12,6 +12,7 @@ import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
 import { processFiles } from "./pool.js";
+import { LineIndex, type RawMatch } from "./rewrite.js";
 
 export interface SearchInput {
   toolName: "ast_grep" | "ast_edit";
@@ -30,6 +31,8 @@ export interface SearchInput {
   signal?: AbortSignal | undefined;
   /** Progress for live displays (the tool's onUpdate). */
   onUpdate?: ToolUpdateCallback | undefined;
+  /** Where pattern i sits among the step's parameters (`ops[i].pat`), for error messages. */
+  patWhere?: ((i: number) => string) | undefined;
 }
 
 export interface SearchOutcome {
@@ -45,6 +48,8 @@ export interface SearchOutcome {
   prefilter: Record<string, PrefilterSpec>;
   /** Languages left out of a mixed-language search because a pattern is invalid in them. */
   patternIssues: string[];
+  /** Patterns accepted with an ERROR node in them, by op (the CLI warns when such a pattern matched nothing). */
+  patternWarnings: Array<{ op: number; text: string }>;
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
@@ -62,27 +67,32 @@ export function describeSkip(reason: SkipReason, maxFileBytes: number, message?:
 
 const CHECKED_LANGS = new Set(["TypeScript", "Tsx", "JavaScript", "python", "go", "rust"]);
 
-/** Checks a pattern compiles for a language; throws a clear ToolError otherwise. */
-export function validatePattern(napi: Napi, lang: string, pat: string, sel: string | undefined): void {
+/**
+ * Checks a pattern as the ast-grep CLI does (SPEC 3.1): what its core refuses (several nodes,
+ * no node, an unknown selector kind) is a ToolError with the core's reason and the pattern's
+ * place among the step's parameters (`where`, e.g. `ops[1].pat`). A pattern that parses with
+ * an ERROR node is accepted, as the CLI accepts it (`import { $$$I } from $S`: `$S` is no
+ * string literal), and returns the CLI's warning.
+ */
+export function validatePattern(napi: Napi, lang: string, pat: string, sel: string | undefined, where?: string): string | undefined {
   const name = langById(lang).name;
   try {
     napi.parse(lang as never, "").root().findAll(matcherOf(pat, sel) as never);
   } catch (err) {
-    const msg = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim();
-    throw new ToolError(`Invalid pattern for ${name}: ${pat}: ${msg}`);
+    // napi reports a rule error as a chain (`rule` is not configured correctly / |->…): the
+    // last link is the core's reason, the one the CLI's `--debug-query` shows.
+    const lines = (err instanceof Error ? err.message : String(err)).split("\n").map((l) => l.replace(/^\s*\|->/, "").trim()).filter(Boolean);
+    const msg = lines[lines.length - 1] ?? "invalid pattern";
+    throw new ToolError(`Invalid pattern for ${name}: ${pat}: ${msg}${where ? ` (${where})` : ""}`);
   }
-  // Only where a metavariable is itself valid syntax (an identifier) does an ERROR node in the
-  // parsed pattern mean the pattern is broken; in CSS, HTML and JSON `$A` is never valid.
-  if (sel || !CHECKED_LANGS.has(lang)) return;
+  // Only where a metavariable is itself valid syntax (an identifier) can an ERROR node in the
+  // parsed pattern be told apart from the metavariables; in CSS, HTML and JSON `$A` never is.
+  if (sel || !CHECKED_LANGS.has(lang)) return undefined;
   const expando = expandoChar(lang);
   const source = expando === "$" ? pat : pat.replace(/\$(?=\$*[A-Z_])/g, expando);
   const error = napi.parse(lang as never, source).root().find({ rule: { kind: "ERROR" } } as never);
-  if (error) {
-    const r = error.range();
-    throw new ToolError(
-      `Invalid pattern for ${name}: ${pat}: it does not parse (syntax error at ${r.start.line + 1}:${r.start.column + 1}, ${JSON.stringify(error.text().slice(0, 40))}); write a complete ${name} node, or give the surrounding code as the pattern and pick the node with \`sel\``,
-    );
-  }
+  if (!error) return undefined;
+  return `Pattern ${JSON.stringify(pat)} (${name}${where ? `, ${where}` : ""}) contains an ERROR node and may cause unexpected results (the ast-grep CLI's warning)`;
 }
 
 export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
@@ -141,15 +151,20 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const napi = await loadNapi();
   ensureLanguages(napi, langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []);
   const patternIssues: string[] = [];
+  const warnings = new Map<string, number>();
+  const check = (lang: string, pat: string, i: number) => {
+    const w = validatePattern(napi, lang, pat, input.sel, input.patWhere?.(i));
+    if (w) warnings.set(w, i);
+  };
   if (langs.length > 1 && input.toolName === "ast_grep") {
     // Mixed languages (ast_grep): a pattern that is not valid in one of them leaves that
     // language's files out, listed as a parse issue; invalid in all of them is the error.
     let first: unknown;
     const dropped = new Set<string>();
     for (const lang of langs) {
-      for (const pat of input.pats) {
+      for (const [i, pat] of input.pats.entries()) {
         try {
-          validatePattern(napi, lang, pat, input.sel);
+          check(lang, pat, i);
         } catch (err) {
           first ??= err;
           dropped.add(lang);
@@ -163,7 +178,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     langs = langs.filter((id) => !dropped.has(id));
   } else {
     for (const lang of langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []) {
-      for (const pat of input.pats) validatePattern(napi, lang, pat, input.sel);
+      for (const [i, pat] of input.pats.entries()) check(lang, pat, i);
     }
   }
 
@@ -184,7 +199,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
     else filesSearched++;
   }
-  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter, patternIssues };
+  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter, patternIssues, patternWarnings: [...warnings].map(([text, op]) => ({ op, text })) };
 }
 
 /** Capture names of a pattern (name → multi), for ast_grep's meta display. */
@@ -218,6 +233,22 @@ export function plural(n: number, word: string): string {
 export function cut(text: string, max = 120): string {
   const first = text.split(/\r?\n/, 1)[0] ?? "";
   return first.length > max ? `${first.slice(0, max)}…` : first;
+}
+
+/** The CLI's warning lines for patterns with an ERROR node that matched nothing (`matched`: op → count). */
+export function patternWarningLines(warnings: SearchOutcome["patternWarnings"], matched: (op: number) => number): string[] {
+  return warnings.filter((w) => matched(w.op) === 0).flatMap((w) => ["", `Warning: ${w.text}.`]);
+}
+
+/** `Parse issues:` lines for matches skipped because they rest on a syntax error (SPEC 3.1). */
+export function skippedMatchIssues(display: string, text: string, bad: readonly RawMatch[]): string[] {
+  const index = new LineIndex(text);
+  return [...bad]
+    .sort((a, b) => a.start - b.start)
+    .map((m) => {
+      const { line, col } = index.pos(m.start);
+      return `${display}:${line}:${col}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`;
+    });
 }
 
 /** The seed's `Parse issues:` block (deduplicated, at most 20). */
