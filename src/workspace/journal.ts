@@ -1,7 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { RunError } from "../errors.js";
+import { BlockedError, RunError } from "../errors.js";
+import { readRecord, recordDir } from "./journal-record.js";
+import { containPath, isAlwaysProtected, realRoot } from "./paths.js";
+import { sha256 } from "../util/hash.js";
 import { isContainedPosix } from "../util/inside.js";
 
 export const STATE_DIR = ".tollgate";
@@ -27,6 +31,8 @@ export interface JournalInfo extends JournalState {
   pid: number;
   createdAt: string;
   atomic: boolean;
+  /** Matches the record kept outside the workspace when this machine wrote the journal. */
+  nonce: string;
 }
 
 interface JournalFile {
@@ -35,7 +41,8 @@ interface JournalFile {
   pid: number;
   createdAt: string;
   atomic: boolean;
-  entries: Array<{ path: string; existed: boolean; mode?: number; base64?: string }>;
+  nonce: string;
+  entries: Array<{ path: string; existed: boolean; mode?: number; base64?: string; sha256?: string }>;
   dirs: string[];
 }
 
@@ -43,18 +50,19 @@ export function journalPath(root: string): string {
   return path.join(path.resolve(root), STATE_DIR, JOURNAL_FILE);
 }
 
-export function encodeJournal(state: JournalState, meta: { pid: number; createdAt: string; atomic: boolean }): string {
+export function encodeJournal(state: JournalState, meta: { pid: number; createdAt: string; atomic: boolean; nonce: string }): string {
   const data: JournalFile = {
     version: 1,
     tool: "tollgate",
     pid: meta.pid,
     createdAt: meta.createdAt,
     atomic: meta.atomic,
+    nonce: meta.nonce,
     entries: state.entries.map((e) => ({
       path: e.path,
       existed: e.existed,
       ...(e.mode !== undefined ? { mode: e.mode } : {}),
-      ...(e.bytes ? { base64: Buffer.from(e.bytes).toString("base64") } : {}),
+      ...(e.bytes ? { base64: Buffer.from(e.bytes).toString("base64"), sha256: sha256(e.bytes) } : {}),
     })),
     dirs: state.dirs,
   };
@@ -68,7 +76,18 @@ function corrupt(file: string, why: string): RunError {
   );
 }
 
-/** Parses and validates a journal; throws RunError for a corrupt one. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A journaled path: normalized, inside the workspace by its text (symlinks are checked on disk). */
+function relativeInside(p: string): boolean {
+  return !p.includes("\0") && !p.includes("\\") && path.posix.normalize(p) === p && isContainedPosix(p);
+}
+
+/**
+ * Parses and checks a journal's content: every entry is a contained path, its base64 is valid
+ * and decodes to bytes with the sha256 recorded beside them, modes are permission bits. Throws
+ * RunError for anything else, before a single byte of it is used.
+ */
 export function decodeJournal(text: string, file: string): JournalInfo {
   let data: JournalFile;
   try {
@@ -76,50 +95,117 @@ export function decodeJournal(text: string, file: string): JournalInfo {
   } catch (err) {
     throw corrupt(file, `invalid JSON: ${(err as Error).message}`);
   }
-  if (!data || typeof data !== "object" || data.version !== 1 || !Array.isArray(data.entries)) {
+  if (!data || typeof data !== "object" || data.version !== 1 || !Array.isArray(data.entries) || (data.dirs !== undefined && !Array.isArray(data.dirs))) {
     throw corrupt(file, "unknown format");
   }
   const entries: JournalEntry[] = [];
+  const seen = new Set<string>();
   for (const e of data.entries) {
     if (!e || typeof e.path !== "string" || typeof e.existed !== "boolean" || (e.existed && typeof e.base64 !== "string")) {
       throw corrupt(file, "malformed entry");
     }
-    const norm = path.posix.normalize(e.path);
-    if (!isContainedPosix(norm)) {
-      throw corrupt(file, `entry outside the workspace: ${e.path}`);
+    if (!relativeInside(e.path)) throw corrupt(file, `entry outside the workspace: ${JSON.stringify(e.path)}`);
+    if (seen.has(e.path)) throw corrupt(file, `entry listed twice: ${e.path}`);
+    seen.add(e.path);
+    if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o7777)) throw corrupt(file, `bad mode for ${e.path}`);
+    let bytes: Buffer | undefined;
+    if (e.existed) {
+      if (!BASE64.test(e.base64!)) throw corrupt(file, `invalid base64 for ${e.path}`);
+      bytes = Buffer.from(e.base64!, "base64");
+      if (typeof e.sha256 !== "string" || sha256(bytes) !== e.sha256) throw corrupt(file, `content of ${e.path} does not match its sha256`);
     }
-    entries.push({
-      path: norm,
-      existed: e.existed,
-      ...(typeof e.mode === "number" ? { mode: e.mode } : {}),
-      ...(e.base64 !== undefined ? { bytes: Buffer.from(e.base64, "base64") } : {}),
-    });
+    entries.push({ path: e.path, existed: e.existed, ...(typeof e.mode === "number" ? { mode: e.mode } : {}), ...(bytes ? { bytes } : {}) });
   }
-  const dirs = Array.isArray(data.dirs) ? data.dirs.filter((d): d is string => typeof d === "string") : [];
-  for (const d of dirs) {
-    const norm = path.posix.normalize(d);
-    if (!isContainedPosix(norm)) throw corrupt(file, `directory outside the workspace: ${d}`);
+  const dirs: string[] = [];
+  for (const d of data.dirs ?? []) {
+    if (typeof d !== "string" || !relativeInside(d)) throw corrupt(file, `directory outside the workspace: ${JSON.stringify(d)}`);
+    dirs.push(d);
   }
   return {
     pid: typeof data.pid === "number" ? data.pid : 0,
     createdAt: typeof data.createdAt === "string" ? data.createdAt : "unknown time",
     atomic: data.atomic === true,
+    nonce: typeof data.nonce === "string" ? data.nonce : "",
     entries,
     dirs,
   };
 }
 
+/**
+ * The journal file's text, or null when there is none. Only a regular file is read (SPEC 8): a
+ * FIFO or device planted there would block or never end, a directory or symlink is no journal.
+ */
+export function readJournalText(root: string): string | null {
+  const file = journalPath(root);
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ENOTDIR") throw new RunError(`${path.dirname(file)} is not a directory; tollgate keeps its state there. Remove it.`);
+    throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (st.isDirectory()) throw new RunError(`${file} is a directory, not an apply journal. Remove it (nothing was restored).`);
+  if (!st.isFile()) throw new RunError(`${file} is not a regular file (a symlink, FIFO or device), so it is no apply journal tollgate wrote. Remove it (nothing was restored).`);
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
 /** The journal left in a workspace, or null when there is none. */
 export async function readJournal(root: string): Promise<JournalInfo | null> {
-  const file = journalPath(root);
-  let text: string;
+  const text = readJournalText(root);
+  return text === null ? null : decodeJournal(text, journalPath(root));
+}
+
+function gitTracks(root: string, rel: string): boolean {
   try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
+    const r = spawnSync("git", ["ls-files", "--error-unmatch", "--", rel], { cwd: root, stdio: "ignore", timeout: 10_000 });
+    return r.status === 0;
+  } catch {
+    return false;
   }
-  return decodeJournal(text, file);
+}
+
+/**
+ * Why a decoded journal must not be honoured (SPEC 8 v1.1), or nothing. A journal is honoured
+ * only if this machine wrote it — not tracked by git, and its nonce is the one recorded for this
+ * workspace outside it — and then only if every entry and directory still resolves, through
+ * symlinks, to the very path inside the workspace it names, outside `.git/`, `.tollgate/` and
+ * the policy's `protect`.
+ */
+export function journalProblems(root: string, info: JournalInfo, isProtected: (rel: string) => boolean = () => false): string[] {
+  const problems: string[] = [];
+  const rel = `${STATE_DIR}/${JOURNAL_FILE}`;
+  if (gitTracks(root, rel)) problems.push(`it is tracked by git (a committed file, not one a run left)`);
+  if (!info.nonce || readRecord(realRoot(root)) !== info.nonce) {
+    problems.push(`it was not written by tollgate on this machine (no matching record under ${recordDir()})`);
+  }
+  const check = (p: string, what: string) => {
+    if (isAlwaysProtected(p)) return problems.push(`${what} ${p} is inside .git/ or .tollgate/`);
+    if (isProtected(p)) return problems.push(`${what} ${p} is protected by the policy`);
+    try {
+      const c = containPath(root, p);
+      if (c.realRel !== p) problems.push(`${what} ${p} now resolves elsewhere (${c.realRel}) through a symlink`);
+    } catch (err) {
+      if (!(err instanceof BlockedError)) throw err;
+      problems.push(`${what} ${p}: ${err.message}`);
+    }
+    return undefined;
+  };
+  for (const e of info.entries) check(e.path, "file");
+  for (const d of info.dirs) check(d, "directory");
+  return problems;
+}
+
+export function untrustedJournal(file: string, problems: readonly string[]): RunError {
+  const shown = problems.slice(0, 10).map((p) => `\n  - ${p}`).join("") + (problems.length > 10 ? `\n  - … (${problems.length} in all)` : "");
+  return new RunError(
+    `Refusing to use the apply journal ${file}:${shown}\nNothing was restored and the journal is kept. If no tollgate run was interrupted here, inspect it and delete it by hand.`,
+  );
 }
 
 function describeLeftover(root: string, file: string, text: string): string {
@@ -138,17 +224,21 @@ function describeLeftover(root: string, file: string, text: string): string {
 
 /**
  * Refuses to start a run while a journal from an interrupted apply is present (exit 3): the
- * files it covers may be half-written until `tollgate recover` restores them.
+ * files it covers may be half-written until `tollgate recover` restores them. A journal that
+ * would not be honoured says so instead of sending the user to `recover`.
  */
 export function assertNoPendingJournal(root: string): void {
   const file = journalPath(root);
-  let text: string;
+  const text = readJournalText(root);
+  if (text === null) return;
+  let info: JournalInfo;
   try {
-    text = readFileSync(file, "utf8");
+    info = decodeJournal(text, file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
+    throw new RunError(`Workspace holds an apply journal tollgate cannot use: ${(err as Error).message}`);
   }
+  const problems = journalProblems(root, info);
+  if (problems.length > 0) throw untrustedJournal(file, problems);
   throw new RunError(
     `Workspace needs recovery: ${describeLeftover(root, file, text)}. ` +
       `Run \`tollgate recover\` to restore them, then run again.`,

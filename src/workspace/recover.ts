@@ -1,9 +1,9 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { BlockedError, RunError, messageOf } from "../errors.js";
-import { assertNoPendingJournal, journalPath, readJournal } from "./journal.js";
+import { RunError, messageOf } from "../errors.js";
+import { assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal } from "./journal.js";
+import { removeRecord } from "./journal-record.js";
 import { acquireLock, type WorkspaceLock } from "./lock.js";
-import { containPath } from "./paths.js";
 import { Workspace, isTempFileOf, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 
 export interface RecoverResult {
@@ -24,7 +24,17 @@ export interface RecoverResult {
  * journal. Takes the workspace lock for the duration, so it refuses while a run is active.
  * Idempotent: running it again after a failure finishes the job.
  */
-export async function recover(root: string, options: { fs?: WorkspaceFs; lock?: boolean } = {}): Promise<RecoverResult> {
+export async function recover(
+  root: string,
+  options: {
+    fs?: WorkspaceFs;
+    lock?: boolean;
+    /** Policy `protect` globs: a journal entry under one is refused. */
+    protect?: string[];
+    /** Told what will be restored, once the journal verified and before anything is written. */
+    onPlan?: (info: { restore: string[]; remove: string[]; dirs: string[]; pid: number; createdAt: string }) => void;
+  } = {},
+): Promise<RecoverResult> {
   const fs = options.fs ?? nodeWorkspaceFs;
   const first = await readJournal(root);
   if (!first) return { found: false, restored: [], removedTemps: [] };
@@ -32,17 +42,16 @@ export async function recover(root: string, options: { fs?: WorkspaceFs; lock?: 
   try {
     const info = await readJournal(root);
     if (!info) return { found: false, restored: [], removedTemps: [] };
-    for (const entry of info.entries) {
-      try {
-        containPath(root, entry.path);
-      } catch (err) {
-        if (err instanceof BlockedError) {
-          throw new RunError(`Refusing to recover ${journalPath(root)}: ${err.message}. Inspect it and delete it by hand.`);
-        }
-        throw err;
-      }
-    }
-    const workspace = new Workspace({ root, fs });
+    const workspace = new Workspace({ root, fs, ...(options.protect ? { protect: options.protect } : {}) });
+    const problems = journalProblems(root, info, (rel) => workspace.isProtected(rel));
+    if (problems.length > 0) throw untrustedJournal(journalPath(root), problems);
+    options.onPlan?.({
+      restore: info.entries.filter((e) => e.existed).map((e) => e.path),
+      remove: info.entries.filter((e) => !e.existed).map((e) => e.path),
+      dirs: info.dirs,
+      pid: info.pid,
+      createdAt: info.createdAt,
+    });
     const removedTemps = await removeTemps(workspace.realRoot, info.entries.map((e) => e.path), info.pid, fs);
     const failures = await workspace.restore(info);
     if (failures.length > 0) {
@@ -57,6 +66,7 @@ export async function recover(root: string, options: { fs?: WorkspaceFs; lock?: 
         throw new RunError(`Files were restored but the journal could not be removed: ${messageOf(err)}`);
       }
     }
+    removeRecord(workspace.realRoot, info.nonce);
     return { found: true, restored: info.entries.map((e) => e.path), removedTemps, pid: info.pid, createdAt: info.createdAt };
   } finally {
     lock?.release();

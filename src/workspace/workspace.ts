@@ -8,6 +8,7 @@ import { sha256 } from "../util/hash.js";
 import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
 import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { globMatcher } from "./glob.js";
+import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 
 /**
  * The primitive file operations the workspace performs. Injectable, so tests can make the N-th
@@ -161,6 +162,9 @@ export class Workspace {
   /** Temp files whose removal failed; retried when the action ends. */
   readonly #orphans = new Set<string>();
   #journalCreatedAt = new Date().toISOString();
+  /** Vouches for this workspace's journals: also recorded outside the workspace (journal-record.ts). */
+  readonly #nonce = newNonce();
+  #recorded = false;
 
   constructor(options: WorkspaceOptions) {
     this.root = path.resolve(options.root);
@@ -481,7 +485,17 @@ export class Workspace {
     state.dirs = all.dirs;
     if (state.entries.length === 0 && state.dirs.length === 0) return;
     await ensureStateDir(this.root);
-    const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic });
+    if (!this.#recorded) {
+      // Before the journal exists, so a journal on disk always has its record. Without a
+      // writable state directory the apply still runs; its journal then cannot be recovered.
+      try {
+        writeRecord(this.realRoot, this.#nonce, this.#durable);
+        this.#recorded = true;
+      } catch {
+        // recover will refuse that journal and say why
+      }
+    }
+    const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce });
     await this.#retry(() => this.#replace(journalPath(this.root), text, undefined, this.#durable));
   }
 
@@ -498,6 +512,10 @@ export class Workspace {
         if (errnoOf(err) !== "ENOENT") throw err;
       }
     });
+    if (this.#recorded) {
+      removeRecord(this.realRoot, this.#nonce);
+      this.#recorded = false;
+    }
   }
 
   async #retry(op: () => Promise<void>): Promise<void> {
@@ -609,11 +627,31 @@ export class Workspace {
     await this.#replace(real, content, mode);
   }
 
+  /** Whether `real` already holds the entry's original state (content and mode, or absence). */
+  async #isAsJournaled(real: string, entry: JournalEntry): Promise<boolean> {
+    let st;
+    try {
+      st = await this.fs.stat(real);
+    } catch (err) {
+      return errnoOf(err) === "ENOENT" && !entry.existed;
+    }
+    if (!entry.existed || !st.isFile() || (entry.mode !== undefined && (st.mode & 0o7777) !== entry.mode)) return false;
+    if (st.size !== entry.bytes!.length) return false;
+    try {
+      return Buffer.from(await this.fs.readFile(real)).equals(Buffer.from(entry.bytes!));
+    } catch {
+      return false;
+    }
+  }
+
   /** Restores a scope's originals (retrying each operation); returns what could not be restored. */
   async #restore(scope: Scope): Promise<string[]> {
     const failures: string[] = [];
     for (const entry of [...scope.entries.values()].reverse()) {
       const real = path.join(this.realRoot, entry.path);
+      // Only what was actually changed is written back: an apply that failed before writing a
+      // file (a read-only directory) must not have its rollback fail on that same file.
+      if (await this.#isAsJournaled(real, entry)) continue;
       try {
         await this.#retry(async () => {
           if (entry.existed) {

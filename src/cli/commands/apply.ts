@@ -49,9 +49,10 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
       const { plan, sha256 } = await readPlan(args.plan);
       const info = plan.plan;
       const cwd = args.cwd !== undefined ? path.resolve(args.cwd) : info.cwd;
-      if (!existsSync(cwd)) {
+      if (!existsSync(cwd) && args.cwd === undefined) {
         throw new InputError(`${args.plan}: the plan's workspace ${cwd} does not exist here; pass --cwd DIR`);
       }
+      (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd ?? cwd);
       const display = (abs: string) => {
         return relativeInside(process.cwd(), abs) !== undefined ? path.relative(process.cwd(), abs) : abs;
       };

@@ -3,6 +3,7 @@ import type { CommandModule } from "yargs";
 
 interface RecoverArgs {
   cwd?: string;
+  policy?: string;
 }
 
 /**
@@ -14,12 +15,31 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
   return {
     command: "recover",
     describe: "Restore the files of an interrupted apply from .tollgate/journal.json",
-    builder: (y) => y.option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" }) as never,
+    builder: (y) =>
+      y
+        .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
+        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }) as never,
     handler: async (args) => {
       const { recover } = await import("../../workspace/recover.js");
       const { sanitizeForTerminal } = await import("../../workspace/sanitize.js");
       const root = path.resolve(args.cwd ?? ".");
-      const result = await recover(root);
+      const { checkWorkspaceDir } = await import("../../workspace/root.js");
+      checkWorkspaceDir(root, args.cwd);
+      const protect = args.policy ? (await (await import("../../policy/policy.js")).loadPolicy(args.policy)).protect : undefined;
+      const shown = (files: string[]) => files.map((f) => `  ${sanitizeForTerminal(f)}\n`).join("");
+      const result = await recover(root, {
+        ...(protect ? { protect } : {}),
+        // Said before anything is written (SPEC 8), so the user sees what is about to change.
+        onPlan: (plan) => {
+          const n = plan.restore.length + plan.remove.length;
+          process.stderr.write(
+            `tollgate recover: the apply interrupted at ${plan.createdAt} (pid ${plan.pid}) left ${n} file${n === 1 ? "" : "s"} to put back:\n` +
+              (plan.restore.length > 0 ? `restoring:\n${shown(plan.restore)}` : "") +
+              (plan.remove.length > 0 ? `removing (created by the apply):\n${shown(plan.remove)}` : "") +
+              (plan.dirs.length > 0 ? `removing if empty:\n${shown(plan.dirs.map((d) => `${d}/`))}` : ""),
+          );
+        },
+      });
       if (!result.found) {
         process.stderr.write("tollgate recover: nothing to recover (no journal in .tollgate/)\n");
       } else {
@@ -27,7 +47,6 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
         process.stderr.write(
           `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})\n`,
         );
-        for (const file of result.restored) process.stderr.write(`  ${sanitizeForTerminal(file)}\n`);
       }
       setExit(0);
     },

@@ -93,6 +93,8 @@ export function outputExcludes(cwd: string, files: ReadonlyArray<string | undefi
 export async function buildRunOptions(args: RunArgs & { positionals: string[]; out?: string }, command: string): Promise<RunOptions> {
   const { recipe, files } = recipeAndFiles(args);
   const cwd = path.resolve(args.cwd ?? ".");
+  const { checkWorkspaceDir } = await import("../../workspace/root.js");
+  checkWorkspaceDir(cwd, args.cwd);
   const scopeFiles = files.map((f) => path.relative(cwd, path.resolve(cwd, f)).split(path.sep).join("/"));
   const shard = parseShard(args.shard);
   const { loadApprovalsFile } = await import("../approvals.js");

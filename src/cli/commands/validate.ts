@@ -19,6 +19,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
         .option("cwd", { type: "string", describe: "Workspace root" }) as never,
     handler: async (args) => {
       const { prepareRun } = await import("../../runner/run.js");
+      (await import("../../workspace/root.js")).checkWorkspaceDir(path.resolve(args.cwd ?? "."), args.cwd);
       const prepared = await prepareRun({
         recipePath: path.resolve(args.recipe),
         cwd: path.resolve(args.cwd ?? "."),

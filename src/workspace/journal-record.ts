@@ -1,0 +1,72 @@
+import { randomBytes, createHash } from "node:crypto";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+
+/**
+ * The machine-side half of a journal (SPEC 8 v1.1). A journal lives in the workspace, where a
+ * branch can commit anything; hashes in it prove nothing, since whoever writes the journal can
+ * hash their payload. So every journal carries a random nonce, and before it is written the same
+ * nonce is recorded outside the workspace, in the user's state directory. `recover` honours a
+ * journal only when the record for this workspace holds its nonce: only a tollgate run on this
+ * machine, as this user, can have written both.
+ */
+
+/** `$XDG_STATE_HOME/tollgate/journals`, else `~/.local/state/tollgate/journals`. */
+export function recordDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homedir(), ".local", "state");
+  return path.join(base, "tollgate", "journals");
+}
+
+/** One record per workspace, named by a hash of its real root. */
+export function recordPath(realRoot: string): string {
+  return path.join(recordDir(), `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}.json`);
+}
+
+export function newNonce(): string {
+  return randomBytes(24).toString("hex");
+}
+
+interface RecordFile {
+  root: string;
+  nonce: string;
+  pid: number;
+  createdAt: string;
+}
+
+/** Writes (atomically, fsynced when `durable`) the record that vouches for this workspace's journal. */
+export function writeRecord(realRoot: string, nonce: string, durable: boolean): void {
+  const file = recordPath(realRoot);
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const data: RecordFile = { root: realRoot, nonce, pid: process.pid, createdAt: new Date().toISOString() };
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx", 0o600);
+  try {
+    writeSync(fd, JSON.stringify(data));
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** The nonce recorded for this workspace, or null. */
+export function readRecord(realRoot: string): string | null {
+  try {
+    const data = JSON.parse(readFileSync(recordPath(realRoot), "utf8")) as Partial<RecordFile>;
+    return data.root === realRoot && typeof data.nonce === "string" ? data.nonce : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes the record once its journal is gone (best effort: a stale record vouches for nothing). */
+export function removeRecord(realRoot: string, nonce: string): void {
+  if (readRecord(realRoot) !== nonce) return;
+  try {
+    unlinkSync(recordPath(realRoot));
+  } catch {
+    // harmless: it names a nonce no journal holds any more
+  }
+}
