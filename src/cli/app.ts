@@ -10,6 +10,7 @@ class UsageError extends TollgateError {
 
 /** Parses argv, runs one command, returns the exit code. Errors are caught here, once. */
 export async function main(argv: string[]): Promise<number> {
+  (await import("./argv.js")).setArgv(argv);
   const [{ default: yargs }, { runCommand }, { validateCommand }, { toolsCommand }, { schemaCommand }, { recoverCommand }] = await Promise.all([
     import("yargs"),
     import("./commands/run.js"),

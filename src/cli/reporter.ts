@@ -1,6 +1,7 @@
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
-import { renderResolveLine, renderResolveReason } from "../session/resolve.js";
+import { outcomeLine } from "../report/words.js";
+import { renderResolveReason } from "../session/resolve.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
 
 export interface ReporterOptions {
@@ -14,6 +15,8 @@ export interface ReporterOptions {
   maxDiffLines?: number;
   /** Ids whose diff the approval prompt already showed (not printed twice). */
   shown?: ReadonlySet<string>;
+  /** plan: what the policy would decide for an action and why (`would auto-apply, rule "x"`). */
+  wouldDecide?: (id: string) => string | undefined;
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -63,9 +66,10 @@ export function createReporter(opts: ReporterOptions) {
     outcome: (o: OutcomeRecord) => {
       clear();
       const isError = ["failed", "stale", "blocked"].includes(o.outcome);
-      const line = renderResolveLine(o.action, o.label, isError);
+      const line = outcomeLine(o.outcome, o.label);
       const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
-      write(`  ${colour(safeText(line))} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
+      const would = opts.wouldDecide?.(o.id);
+      write(`  ${colour(safeText(line))}${would ? ` ${c.bold(`(${safeText(would)})`)}` : ""} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
       write(`    ${c.dim(firstLine(o.error ?? renderResolveReason(o.reason)))}`);
       if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff && !opts.shown?.has(o.id)) {
         stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));

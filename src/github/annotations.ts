@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Issue } from "../errors.js";
 import type { Outcome, OutcomeRecord, Report, StepRecord } from "../report/types.js";
+import { plannedDecisions } from "../report/words.js";
 import { command } from "./escape.js";
 import { relativeInside } from "../util/inside.js";
 
@@ -59,10 +60,11 @@ export interface Annotation {
 }
 
 /** One annotation per changed file of every outcome (one without a file for opaque actions). */
-export function annotationsOf(o: OutcomeRecord): Annotation[] {
+export function annotationsOf(o: OutcomeRecord, would?: string): Annotation[] {
   const kind = kindOf(o.outcome);
-  const title = `tollgate: ${o.outcome}`;
-  const message = `${o.label} (${o.id}): ${o.error ?? o.reason}`;
+  // Under plan, what the policy would decide is what the reviewer needs (SPEC 5), not "dry-run".
+  const title = `tollgate: ${o.outcome}${would ? ` (${would})` : ""}`;
+  const message = `${o.label} (${o.id}): ${would ? `${would}; ` : ""}${o.error ?? o.reason}`;
   if (o.files.length === 0) return [{ kind, title, message }];
   const lines = firstChangedLines(o.diff, o.outcome === "applied");
   return o.files.map((f, i) => ({ kind, file: f.path, line: lines.length === o.files.length ? lines[i]! : 1, title, message }));
@@ -80,9 +82,10 @@ export function stepAnnotation(step: StepRecord): Annotation {
  */
 export function renderAnnotations(report: Report, options: { perKind?: number; prefix?: string } = {}): string[] {
   const perKind = options.perKind ?? 10;
+  const would = plannedDecisions(report);
   // A failed step (tool error: exit 3) is an error annotation too, first: otherwise a run that
   // failed shows nothing in the annotations panel when the step staged nothing.
-  const all = [...(report.steps ?? []).filter((st) => st.status === "error").map(stepAnnotation), ...report.outcomes.flatMap(annotationsOf)];
+  const all = [...(report.steps ?? []).filter((st) => st.status === "error").map(stepAnnotation), ...report.outcomes.flatMap((o) => annotationsOf(o, would.get(o.id)))];
   const total = { notice: 0, warning: 0, error: 0 };
   for (const a of all) total[a.kind]++;
   const overflow = (k: AnnotationKind) => Math.max(0, total[k] - perKind);

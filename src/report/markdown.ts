@@ -1,4 +1,5 @@
 import type { OutcomeRecord, Report } from "./types.js";
+import { OUTCOME_WORD, plannedDecisions } from "./words.js";
 
 export interface SummaryOptions {
   /** Total size budget in bytes (GitHub's step summary allows 1 MiB). */
@@ -31,9 +32,10 @@ export function summaryLine(report: Report): string {
 }
 
 /**
- * The markdown summary (`--summary FILE`, `$GITHUB_STEP_SUMMARY`): headline counts, a per-step
- * table, a per-action table and the diffs, truncated to the budget with a pointer to the report.
- * Pure: the same report gives the same text.
+ * The markdown summary (`--summary FILE`, `$GITHUB_STEP_SUMMARY`), in the order a pull request's
+ * reviewer reads it: the headline, what changed where (one row per file), what awaits approval and
+ * why, then the steps with their full result text, the actions, and the diffs; truncated to the
+ * budget with a pointer to the report. Pure: the same report gives the same text.
  */
 export function renderSummary(report: Report, options: SummaryOptions = {}): string {
   const maxBytes = options.maxBytes ?? 1024 * 1024 - 4096;
@@ -41,6 +43,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const where = options.reportPath ? `the report (\`${options.reportPath}\`)` : "the JSON report (`--report`)";
   const s = report.summary;
   const name = report.run.recipe.name ?? report.run.recipe.path;
+  const would = plannedDecisions(report);
+  const decision = (o: OutcomeRecord) => `${o.decision} (${cell(o.rule.name)})${would.has(o.id) ? `; ${cell(would.get(o.id)!)}` : ""}`;
   const head: string[] = [
     `## tollgate: ${cell(name)}`,
     "",
@@ -48,20 +52,42 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     "",
     `Files changed: ${s.filesChanged} (+${s.additions} −${s.deletions})`,
     "",
-    "| outcome | count |",
-    "|---|---:|",
-    ...Object.entries(s.outcomes).map(([k, n]) => `| ${k} | ${n} |`),
-    "",
+  ];
+  // What changed where: every file an action touched, applied or not.
+  const rows = report.outcomes.flatMap((o) => o.files.map((f) => ({ o, f })));
+  if (rows.length > 0) {
+    head.push("### Changes", "", "| file | change | +/− | action | outcome | decision (rule) |", "|---|---|---|---|---|---|");
+    for (const { o, f } of rows.slice(0, MAX_ROWS)) {
+      head.push(`| \`${cell(f.path).replace(/`/g, "'")}\` | ${f.change} | +${f.additions} −${f.deletions} | ${cell(o.id)} | ${OUTCOME_WORD[o.outcome]} | ${decision(o)} |`);
+    }
+    if (rows.length > MAX_ROWS) head.push("", `_${plural(rows.length - MAX_ROWS, "more file")} in ${where}._`);
+    head.push("");
+  }
+  // What awaits a person, and why: left pending now, or (a plan) what applying it would ask for.
+  const waiting = report.outcomes.filter((o) => o.outcome === "pending-approval" || /^would require approval/.test(would.get(o.id) ?? ""));
+  if (waiting.length > 0) {
+    head.push("### Awaiting approval", "");
+    for (const o of waiting.slice(0, MAX_ROWS)) {
+      const why = would.get(o.id) ?? o.reason ?? "awaiting approval";
+      head.push(`- \`${cell(o.id)}\` ${cell(o.label)} — ${cell(why)}; approve with \`--approve ${cell(o.id)}\` (or \`--approve-all\`)`);
+    }
+    if (waiting.length > MAX_ROWS) head.push(`- _${plural(waiting.length - MAX_ROWS, "more action")} in ${where}._`);
+    head.push("");
+  }
+  const counts = Object.entries(s.outcomes).filter(([, n]) => n > 0);
+  if (counts.length > 0) head.push("| outcome | count |", "|---|---:|", ...counts.map(([k, n]) => `| ${k} | ${n} |`), "");
+  head.push(
     "### Steps",
     "",
     "| # | step | tool | status | actions | ms | result |",
     "|---:|---|---|---|---|---:|---|",
-    ...report.steps.map(
-      (st, i) =>
-        `| ${i + 1} | ${cell(st.id)} | ${cell(st.tool)} | ${st.status === "ok" ? "ok" : "**error**"} | ${cell(st.actions.join(", "))} | ${Math.round(st.durationMs)} | ${cell(st.resultText.split("\n")[0] ?? "")} |`,
-    ),
+    ...report.steps.map((st, i) => {
+      const lines = st.resultText.split("\n");
+      const more = lines.length > 1 ? ` (+${plural(lines.length - 1, "line")} below)` : "";
+      return `| ${i + 1} | ${cell(st.id)} | ${cell(st.tool)} | ${st.status === "ok" ? "ok" : "**error**"} | ${cell(st.actions.join(", "))} | ${Math.round(st.durationMs)} | ${cell(lines[0] ?? "")}${more} |`;
+    }),
     "",
-  ];
+  );
   if (report.outcomes.length > 0) {
     head.push(
       "### Actions",
@@ -71,26 +97,41 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
       ...report.outcomes.map((o) => {
         const add = o.files.reduce((n, f) => n + f.additions, 0);
         const del = o.files.reduce((n, f) => n + f.deletions, 0);
-        return `| ${cell(o.id)} | ${cell(o.label)} | ${o.decision} (${cell(o.rule.name)}) | ${o.outcome} | ${o.files.length} | +${add} −${del} |`;
+        return `| ${cell(o.id)} | ${cell(o.label)} | ${decision(o)} | ${o.outcome} | ${o.files.length} | +${add} −${del} |`;
       }),
       "",
     );
   }
   let text = head.join("\n");
+  const omitted = { "step result": 0, diff: 0 };
+  const add = (block: string, kind: keyof typeof omitted) => {
+    if (Buffer.byteLength(text) + Buffer.byteLength(block) > maxBytes) return void omitted[kind]++;
+    text += block;
+  };
+  // The full result text of every step that has more than one line (a merged report's shards).
+  const long = report.steps.filter((st) => st.resultText.includes("\n"));
+  if (long.length > 0) text += "\n#### Step results\n\n";
+  for (const st of long) add(textBlock(`${st.id} (${st.tool})`, st.resultText, "text", maxDiff, where), "step result");
   const withDiffs = report.outcomes.filter((o) => o.diff.length > 0);
   // A blank line ends the actions table before the heading (GFM renderers differ otherwise).
   if (withDiffs.length > 0) text += "\n### Diffs\n\n";
-  let omitted = 0;
-  for (const o of withDiffs) {
-    const block = diffBlock(o, maxDiff, where);
-    if (Buffer.byteLength(text) + Buffer.byteLength(block) > maxBytes) {
-      omitted++;
-      continue;
-    }
-    text += block;
-  }
-  if (omitted > 0) text += `_${plural(omitted, "more diff")} not shown (size limit); see ${where}._\n`;
+  for (const o of withDiffs) add(diffBlock(o, maxDiff, where), "diff");
+  for (const [kind, n] of Object.entries(omitted)) if (n > 0) text += `_${plural(n, `more ${kind}`)} not shown (size limit); see ${where}._\n`;
   return text;
+}
+
+const MAX_ROWS = 200;
+
+function textBlock(title: string, body: string, lang: string, max: number, where: string): string {
+  let shown = body;
+  let note = "";
+  if (Buffer.byteLength(shown) > max) {
+    shown = shown.slice(0, max);
+    shown = shown.slice(0, shown.lastIndexOf("\n") + 1);
+    note = `\n_Truncated at ${Math.round(max / 1024)} KiB; the full text is in ${where}._\n`;
+  }
+  const f = fence(shown);
+  return `<details><summary>${escapeHtml(title)}</summary>\n\n${f}${lang}\n${shown}${shown.endsWith("\n") ? "" : "\n"}${f}\n${note}\n</details>\n\n`;
 }
 
 function diffBlock(o: OutcomeRecord, maxDiff: number, where: string): string {

@@ -68,7 +68,7 @@ describe.skipIf(skip)("the hooks with the real pre-commit client (repo: a local 
     expect(r.exitCode, r.all).toBe(0);
   }, 250_000);
 
-  it("tollgate-check blocks a commit the recipe would change, shows the diff", async () => {
+  it("tollgate-check blocks a commit the recipe would change, shows the diff and the command that applies it", async () => {
     const dir = path.join(root, "check");
     await writeFile(path.join(dir, "src/a.ts"), "export const a = Effect.map(x, f);\n");
     await git(dir, "add", "src/a.ts");
@@ -77,6 +77,7 @@ describe.skipIf(skip)("the hooks with the real pre-commit client (repo: a local 
     expect(r.all).toContain("tollgate (check)");
     expect(r.all).toContain("-export const a = Effect.map(x, f);");
     expect(r.all).toContain("+export const a = Effect.andThen(x, f);");
+    expect(r.all).toContain("to apply them: tollgate run --recipe .recipes/migrate.yaml src/a.ts --mode auto-apply");
     expect(await readFile(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = Effect.map(x, f);\n");
     expect((await git(dir, "log", "--format=%s")).stdout).toBe("init");
     // A file the recipe leaves alone commits.

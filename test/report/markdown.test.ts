@@ -34,10 +34,31 @@ describe("renderSummary", () => {
     const md = renderSummary(report([outcome("s#1", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-```\n+````\n")]));
     expect(md).toContain("**1 step, 1 action: 1 dry-run** · exit 0 · dry run");
     expect(md).toContain("| dry-run | 1 |");
-    expect(md).toContain("| 1 | s | ast_edit | ok | s#1 | 3 | x \\| y |");
-    expect(md).toContain("| s#1 | AST Edit: 1 replacement in 1 file | dry-run (default) | dry-run | 1 | +1 −1 |\n\n### Diffs\n");
+    expect(md).toContain("| 1 | s | ast_edit | ok | s#1 | 3 | x \\| y (+1 line below) |");
+    // What changed where comes first; the step's full result text is shown too.
+    expect(md.indexOf("### Changes")).toBeLessThan(md.indexOf("### Steps"));
+    expect(md).toContain("| `a\\|b.ts` | modified | +1 −1 | s#1 | Preview | dry-run (default) |");
+    expect(md).toContain("<details><summary>s (ast_edit)</summary>\n\n```text\nx | y\nmore\n```");
+    // Only the outcomes that occurred are counted; nothing awaits approval here.
+    expect(md).not.toContain("| applied | 0 |");
+    expect(md).not.toContain("### Awaiting approval");
+    expect(md).toContain("| s#1 | AST Edit: 1 replacement in 1 file | dry-run (default) | dry-run | 1 | +1 −1 |\n");
     expect(md).toContain("`````diff\n--- a/x");
     expect(md).toContain("## tollgate: my \\| recipe");
+  });
+
+  it("lists what awaits approval and why, and under a plan what the policy would decide", () => {
+    const pending = outcome("h#1", "", { outcome: "pending-approval", decision: "require-approval", reason: 'awaiting approval (rule "headers need a human")', rule: { name: "headers need a human", index: 0 } });
+    const md = renderSummary(report([pending]));
+    expect(md).toContain('### Awaiting approval\n\n- `h#1` AST Edit: 1 replacement in 1 file — awaiting approval (rule "headers need a human"); approve with `--approve h#1` (or `--approve-all`)');
+    const plan = {
+      ...report([outcome("s#1", "")]),
+      plan: { actions: [{ id: "s#1", wouldDecide: { decision: "auto-apply", rule: { name: "small edits", index: 0 } } }] },
+    } as unknown as Report;
+    const planned = renderSummary(plan);
+    expect(planned).toContain('| s#1 | Preview | dry-run (default); would auto-apply, rule "small edits" |');
+    const gated = { ...plan, plan: { actions: [{ id: "s#1", wouldDecide: { decision: "require-approval", rule: { name: "default", index: null } } }] } } as unknown as Report;
+    expect(renderSummary(gated)).toContain("- `s#1` AST Edit: 1 replacement in 1 file — would require approval, policy default; approve with `--approve s#1`");
   });
 
   it("truncates large diffs and drops diffs beyond the budget, pointing at the report", () => {

@@ -1,4 +1,5 @@
 import type { CommandModule } from "yargs";
+import { wouldDecideText } from "../../report/words.js";
 import { buildRunOptions, executeWithOutputs, runFlags, type RunArgs } from "./run.js";
 
 interface PlanArgs extends RunArgs {
@@ -39,6 +40,9 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
         if (args.out) await writeFileAtomicText(args.out, `${JSON.stringify(plan, null, 2)}\n`);
         else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
         return plan;
+      }, (id) => {
+        const would = recorder.decided.get(id);
+        return would ? wouldDecideText(would) : undefined;
       });
       setExit(code);
     },

@@ -151,13 +151,15 @@ export async function executeWithOutputs(
   args: RunArgs,
   /** plan/apply: adds their blocks to the report before it is written. */
   finish?: (report: Report) => Promise<Report>,
+  /** plan: what the policy would decide for an action, shown on its line. */
+  wouldDecide?: (id: string) => string | undefined,
 ): Promise<number> {
   const env = process.env;
   const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
   const c = colors(colorEnabled(process.stderr, args.color, env));
   const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
   const shownAtPrompt = new Set<string>();
-  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt });
+  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, ...(wouldDecide ? { wouldDecide } : {}) });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
   const { createLogger } = await import("../../logger.js");
@@ -213,6 +215,8 @@ export async function executeWithOutputs(
     // --patch reads the previews kept beside the report object: keep them for a finished copy.
     if (report !== result.report) attachPreviews(report, previewsFor(result.report));
     reporter.done(report);
+    const [{ nextSteps }, { getArgv }] = await Promise.all([import("../hints.js"), import("../argv.js")]);
+    for (const line of nextSteps(report, getArgv())) process.stderr.write(`${c.yellow(line)}\n`);
     warnUnmatchedApprovals(options.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
     await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
     return report.exitCode;
