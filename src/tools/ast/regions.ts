@@ -8,9 +8,12 @@
  * Statement boundaries come from a small lexer (comments, strings, templates, regex literals,
  * bracket depth). A boundary is the start of a line at bracket depth 0, outside any literal,
  * that begins with a declaration keyword, a decorator or a comment, right after a `;` or `}`
- * (so ASI cannot join it to the previous statement). Whenever the lexer is unsure (a string or
- * regex literal running into a newline, unbalanced brackets, an unterminated literal at the
- * end), it gives up and the caller parses the whole file. Regions that touch are merged.
+ * (so ASI cannot join it to the previous statement); a decorator stays with the class it
+ * decorates. Brackets are matched by kind on a stack. Whenever the lexer is unsure (a string or
+ * regex literal running into a newline, unbalanced or mismatched brackets, an unterminated
+ * literal at the end), it gives up and the caller parses the whole file. Regions that touch
+ * are merged. The caller also parses the whole file when a region has an ERROR node
+ * (engine.ts), so a wrong cut can cost time but not a match.
  */
 
 import { lastAtOrBefore } from "../../workspace/text.js";
@@ -44,6 +47,7 @@ export function statementBoundaries(text: string): number[] | null {
   let depth = 0;
   const templates: number[] = []; // open template literals
   const parens: string[] = []; // word before each open bracket
+  const kinds: number[] = []; // the closing char each open bracket expects
   let lastSig = 0;
   let lastWord = "";
   let lastParenWord = "";
@@ -51,6 +55,9 @@ export function statementBoundaries(text: string): number[] | null {
   let sigLineFirst = 0; // first significant char code of the line holding lastSig
   let lineStart = true;
   let pending = -1; // start of a comment line that may open the next statement
+  // A top-level decorator (`@Component({...})`, possibly over many lines) belongs to the
+  // declaration after it: no boundary until the `class` keyword it decorates.
+  let decorating = false;
   const setSig = (c: number, word: string) => {
     lastSig = c;
     lastWord = word;
@@ -58,7 +65,7 @@ export function statementBoundaries(text: string): number[] | null {
   };
   const prevEnds = (): boolean => {
     if (depth !== 0 || templates.length !== 0) return false;
-    if (sigLineFirst === 64 /* @ decorator line */) return false;
+    if (decorating || sigLineFirst === 64 /* @ decorator line */) return false;
     if (lastWord !== "") return !CONTINUING_WORDS.has(lastWord);
     switch (lastSig) {
       case 59: // ;
@@ -99,6 +106,7 @@ export function statementBoundaries(text: string): number[] | null {
         i += 2;
         depth++;
         parens.push("${");
+        kinds.push(125);
         return true;
       }
       i++;
@@ -125,6 +133,7 @@ export function statementBoundaries(text: string): number[] | null {
       } else {
         const at = pending !== -1 ? pending : prevEnds() ? lineStartOf(i) : -1;
         if (at !== -1 && STATEMENT_START.test(text.slice(i, i + 12)) && at > out[out.length - 1]!) out.push(at);
+        if (c === 64 && depth === 0 && templates.length === 0) decorating = true;
         pending = -1;
       }
     } else if (!isComment) {
@@ -143,7 +152,16 @@ export function statementBoundaries(text: string): number[] | null {
         i = end + 2;
         continue;
       }
-      const regex = lastSig === 0 || (lastWord !== "" ? REGEX_AFTER_WORD.has(lastWord) : "(,=:[!&|?{};+-*%<>~^".includes(String.fromCharCode(lastSig)));
+      // `/` starts a regex literal where an operand is expected: at the start, after an
+      // operator or opening bracket, after a keyword such as `return`, and after the `)` of
+      // `if (…)`, `while (…)`, `for (…)` (a statement follows, not a division).
+      const regex =
+        lastSig === 0 ||
+        (lastWord !== ""
+          ? REGEX_AFTER_WORD.has(lastWord)
+          : lastSig === 41
+            ? BODY_PARENS.has(lastParenWord)
+            : "(,=:[!&|?{};+-*%<>~^".includes(String.fromCharCode(lastSig)));
       if (regex) {
         let j = i + 1;
         let inClass = false;
@@ -195,6 +213,7 @@ export function statementBoundaries(text: string): number[] | null {
     }
     if (c === 123 || c === 40 || c === 91) {
       parens.push(lastWord);
+      kinds.push(c === 123 ? 125 : c === 40 ? 41 : 93);
       depth++;
       i++;
       setSig(c, "");
@@ -202,7 +221,7 @@ export function statementBoundaries(text: string): number[] | null {
     }
     if (c === 125 || c === 41 || c === 93) {
       depth--;
-      if (depth < 0) return null;
+      if (depth < 0 || kinds.pop() !== c) return null; // `[}]`: a bracket of another kind: unsure
       const opener = parens.pop();
       i++;
       if (opener === "${") {
@@ -220,6 +239,7 @@ export function statementBoundaries(text: string): number[] | null {
       while (i < n && isIdent(text.charCodeAt(i))) i++;
       // Only keywords matter, and none is longer than 10 characters: spare the allocation.
       setSig(text.charCodeAt(i - 1), i - s <= 10 ? text.slice(s, i) : "#");
+      if (decorating && depth === 0 && lastWord === "class") decorating = false;
       continue;
     }
     setSig(c, "");

@@ -7,8 +7,16 @@
  *   zero nodes → empty).
  * - A match lying wholly inside a capture of another match (used by its template) is rewritten
  *   inside that capture and counted. Any other overlap is reported with both ranges.
- * - Multi-line templates are indented like the line the match starts on; multi-line captures
- *   moved to another indentation are re-indented.
+ * - Indentation follows `ast-grep -U` byte for byte (its replacer/indent.rs; SPEC 3.1): a
+ *   multi-line capture is shifted from the indentation of its first line to that of the
+ *   template line it is written on, then the whole replacement is indented like the line the
+ *   match starts on. Like the CLI, indentation counts spaces only (a tab ends it: a tab-indented
+ *   line has indentation 0) and a line starting past 512 bytes has none; removing takes the
+ *   spaces off only where a line has them all. Three documented differences: nested matches
+ *   (above); lines inside a multi-line string or template literal of a capture are never
+ *   re-indented (the CLI changes the literal's value); a blank line gets no indentation. And
+ *   one the README lists: a template's line breaks are written in the file's line ending
+ *   (CRLF files stay CRLF; the CLI inserts the template's LF).
  */
 
 import { lastAtOrBefore, lineStarts } from "../../workspace/text.js";
@@ -77,43 +85,76 @@ export function parseTemplate(out: string): TemplatePart[] {
   return parts;
 }
 
+/** parseTemplate with each part's offset in the template. */
+function parseTemplateAt(out: string): Array<TemplatePart & { at: number }> {
+  let at = 0;
+  return parseTemplate(out).map((p) => {
+    const here = at;
+    at += p.literal !== undefined ? p.literal.length : out.startsWith("$$$", here) ? 3 + p.ref!.name.length : out.startsWith("$$", here) ? 2 + p.ref!.name.length : 1 + p.ref!.name.length;
+    return { ...p, at: here };
+  });
+}
+
 /** Names a template refers to. */
 export function templateNames(out: string): string[] {
   return [...new Set(parseTemplate(out).flatMap((p) => (p.ref ? [p.ref.name] : [])))];
-}
-
-function lineStart(text: string, offset: number): number {
-  let i = offset;
-  while (i > 0) {
-    const c = text.charCodeAt(i - 1);
-    if (c === 10 || c === 13) break;
-    i--;
-  }
-  return i;
-}
-
-/** Leading whitespace of the line containing `offset`. */
-export function indentAt(text: string, offset: number): string {
-  const s = lineStart(text, offset);
-  let e = s;
-  while (e < text.length && (text[e] === " " || text[e] === "\t")) e++;
-  return text.slice(s, e);
-}
-
-function reindent(value: string, from: string, to: string): string {
-  if (from === to || !value.includes("\n")) return value;
-  const lines = value.split("\n");
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.startsWith(from)) lines[i] = to + line.slice(from.length);
-  }
-  return lines.join("\n");
 }
 
 /** The end-of-line sequence of a text: CRLF when it uses CRLF, else LF. */
 export function eolOf(text: string): "\r\n" | "\n" {
   const i = text.indexOf("\n");
   return i > 0 && text[i - 1] === "\r" ? "\r\n" : "\n";
+}
+
+/** The CLI's look-back window for indentation, in UTF-8 bytes (MAX_LOOK_AHEAD). */
+const LOOK_BACK = 512;
+
+/**
+ * The CLI's `get_indent_at_offset`: the spaces that start the line holding `offset` (a tab or
+ * any other character before them ends the count), 0 when the line start lies more than 512
+ * bytes back.
+ */
+export function cliIndentAt(text: string, offset: number): number {
+  let bytes = 0;
+  let indent = 0;
+  for (let i = offset - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 2 : 3;
+    if (bytes > LOOK_BACK) return 0;
+    if (c === 10) return indent;
+    indent = c === 32 ? indent + 1 : 0;
+  }
+  return indent;
+}
+
+/**
+ * The CLI's `indent_lines` from indentation `from` to `to` (spaces). Lines starting with
+ * `keep` (a marker for a line break inside a string literal) are left as they are, and a
+ * blank line gets no indentation (the documented differences).
+ */
+function shiftLines(value: string, from: number, to: number, keep: string): string {
+  if (from === to || !value.includes("\n")) return value;
+  const lines = value.split("\n");
+  if (from > to) {
+    const prefix = " ".repeat(from - to);
+    return lines.map((l) => (l.startsWith(prefix) ? l.slice(prefix.length) : l)).join("\n");
+  }
+  const lead = " ".repeat(to - from);
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l === "" || l === "\r" || l.startsWith(keep)) continue;
+    lines[i] = lead + l;
+  }
+  return lines.join("\n");
+}
+
+/** A character in neither the text nor the templates, to mark protected line breaks. */
+function markerFor(text: string, templates: readonly string[]): string {
+  for (let c = 0xe000; c <= 0xf8ff; c++) {
+    const ch = String.fromCharCode(c);
+    if (!text.includes(ch) && !templates.some((t) => t.includes(ch))) return ch;
+  }
+  return "\u0000";
 }
 
 export function planRewrite(text: string, raw: readonly RawMatch[], templates: readonly string[]): PlanResult {
@@ -163,52 +204,61 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
 
   const eol = eolOf(text);
   const planned: PlannedMatch[] = [];
+  // Line breaks inside multi-line string literals of captures: emitted as "\n" + marker so no
+  // re-indenting touches the line after them; the marker is removed from every result.
+  const literals = raw.flatMap((m) => m.literals ?? []).sort((x, y) => x[0] - y[0]);
+  const mark = literals.length > 0 ? markerFor(text, templates) : "";
+  const unmark = (s: string) => (mark === "" ? s : s.split(mark).join(""));
+  const slice = (start: number, end: number): string => {
+    const t = text.slice(start, end);
+    if (mark === "" || !t.includes("\n")) return t;
+    let out = "";
+    let last = 0;
+    for (let i = t.indexOf("\n"); i !== -1; i = t.indexOf("\n", i + 1)) {
+      const at = start + i;
+      if (literals.some(([ls, le]) => ls < at && at < le)) {
+        out += `${t.slice(last, i + 1)}${mark}`;
+        last = i + 1;
+      }
+    }
+    return out + t.slice(last);
+  };
+  // Each template with its line breaks in the file's line ending, split into parts; a
+  // metavariable's indentation is that of its template line (the CLI's create_template).
+  const varIndents = templates.map((t) => parseTemplateAt(t).map((p) => (p.ref ? cliIndentAt(t, p.at) : 0)));
 
   const renderRange = (start: number, end: number, children: readonly Node[]): string => {
     let out = "";
     let pos = start;
     for (const child of children) {
-      out += text.slice(pos, child.m.start) + render(child);
+      out += slice(pos, child.m.start) + render(child);
       pos = child.m.end;
     }
-    return out + text.slice(pos, end);
+    return out + slice(pos, end);
   };
 
   const render = (node: Node): string => {
     const { m } = node;
     const parts = parsed[m.op] ?? [];
-    const matchIndent = indentAt(text, m.start);
+    const indents = varIndents[m.op] ?? [];
     let out = "";
-    // Leading whitespace of the output line being written (the match's line at first).
-    let lineIndent = matchIndent;
-    const appendLiteral = (lit: string) => {
-      const lines = lit.split(/\r?\n/);
-      out += lines[0];
-      for (let i = 1; i < lines.length; i++) {
-        const line = lines[i]!;
-        out += eol + (line.length > 0 ? matchIndent : "") + line;
-        const ws = /^[ \t]*/.exec(line)![0];
-        lineIndent = matchIndent + ws;
-      }
-    };
-    for (const part of parts) {
+    parts.forEach((part, k) => {
       if (part.literal !== undefined) {
-        appendLiteral(part.literal);
-        continue;
+        out += eol === "\n" ? part.literal.replace(/\r\n/g, "\n") : part.literal.replace(/\r?\n/g, "\r\n");
+        return;
       }
       const ref = part.ref!;
       const cap = m.captures[ref.name];
-      if (!cap) continue; // captured nothing ($$$ with zero nodes)
+      if (!cap) return; // captured nothing ($$$ with zero nodes)
       const value = renderRange(cap[0], cap[1], node.children.get(ref.name) ?? []);
-      out += reindent(value, indentAt(text, cap[0]), lineIndent);
-      const nl = value.lastIndexOf("\n");
-      if (nl !== -1) lineIndent = /^[ \t]*/.exec(out.slice(out.lastIndexOf("\n") + 1))![0];
-    }
-    planned.push({ op: m.op, start: m.start, end: m.end, depth: node.depth, matched: text.slice(m.start, m.end), replacement: out });
+      out += shiftLines(value, cliIndentAt(text, cap[0]), indents[k]!, mark || "\u0000");
+    });
+    out = shiftLines(out, 0, cliIndentAt(text, m.start), mark || "\u0000");
+    planned.push({ op: m.op, start: m.start, end: m.end, depth: node.depth, matched: text.slice(m.start, m.end), replacement: unmark(out) });
     return out;
   };
 
-  const after = renderRange(0, text.length, roots);
+  const after = unmark(renderRange(0, text.length, roots));
   planned.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
   return { ok: true, after, matches: planned };
 }
