@@ -3,6 +3,7 @@ import type { Recipe } from "../recipe/load.js";
 import type { FileScope } from "../scope.js";
 import { VERSION } from "../version.js";
 import { sha256 } from "../util/hash.js";
+import { countFindings } from "./findings.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord, type Summary } from "./types.js";
 
 /** What the report says about how the run was invoked (a narrow view of the runner's input). */
@@ -30,12 +31,14 @@ const FAILURES: readonly Outcome[] = ["failed", "stale", "blocked"];
 
 /**
  * Exit code (SPEC 5): 3 when a step or an apply failed, else 1 when something awaits approval
- * (or `--check` found something staged), else 0; 130 when interrupted.
+ * (or `--check` found something staged, or an ast_scan error-severity finding is left unfixed),
+ * else 0; 130 when interrupted.
  */
 export function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, interrupted: boolean): number {
   if (interrupted) return 130;
   if (summary.stepErrors > 0 || FAILURES.some((o) => summary.outcomes[o] > 0)) return 3;
   if (summary.outcomes["pending-approval"] > 0) return 1;
+  if ((summary.findings?.unfixedErrors ?? 0) > 0) return 1;
   if (check && summary.actions > 0) return 1;
   return 0;
 }
@@ -63,6 +66,8 @@ export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check:
     additions,
     deletions,
   };
+  const findings = countFindings(steps, outcomes);
+  if (findings) Object.assign(partial, { findings });
   return { ...partial, exitCode: exitCodeOf(partial, check, interrupted) };
 }
 

@@ -177,6 +177,18 @@ export const SummarySchema = Type.Object(
     filesChanged: Type.Integer({ minimum: 0, description: "Distinct files written by applied actions" }),
     additions: Type.Integer({ minimum: 0 }),
     deletions: Type.Integer({ minimum: 0 }),
+    findings: Type.Optional(
+      Type.Object(
+        {
+          error: Type.Integer({ minimum: 0 }),
+          warning: Type.Integer({ minimum: 0 }),
+          info: Type.Integer({ minimum: 0 }),
+          hint: Type.Integer({ minimum: 0 }),
+          unfixedErrors: Type.Integer({ minimum: 0, description: "Error-severity findings whose fix was not applied (exit at least 1)" }),
+        },
+        { additionalProperties: false, description: "ast_scan findings by severity" },
+      ),
+    ),
     exitCode: Type.Integer(),
   },
   { additionalProperties: false },

@@ -131,6 +131,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     exec,
     scope: options.scope ?? {},
     logger,
+    recipeDir: path.dirname(path.resolve(options.recipePath)),
   };
   for (const tool of builtinTools(host)) session.register(tool);
   let currentTool: string | undefined;
@@ -158,6 +159,13 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     }
   }
   const checked = checkSteps(partial, raw, session.tools);
+  if (checked.issues.length > 0) throw new InputError(checked.issues);
+  for (const step of checked.steps) {
+    const tool = session.tools.get(step.tool);
+    if (!tool?.check) continue;
+    const found = await tool.check(step.with as never);
+    for (const issue of found) checked.issues.push(issue.file ? issue : { file: recipeDisplay, ...locate(located, ["steps", step.index, "with"]), ...issue });
+  }
   if (checked.issues.length > 0) throw new InputError(checked.issues);
   const recipe: Recipe = { ...partial, steps: checked.steps };
   return { recipe, policy: effectivePolicy, tools: session.tools, session, workspace };

@@ -126,7 +126,7 @@ export class Session {
     const toolCallId = this.#current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
     const n = (this.#pushCounts.get(stepId) ?? 0) + 1;
     this.#pushCounts.set(stepId, n);
-    action.meta = { id: `${stepId}#${n}`, stepId, toolCallId, fingerprint: fingerprintOf(action) };
+    action.meta = { id: `${stepId}#${action.key ?? n}`, stepId, toolCallId, fingerprint: fingerprintOf(action) };
     this.#current?.pushed.push(action);
     this.store.push(action);
     this.#emit({ type: "action_pushed", action });

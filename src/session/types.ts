@@ -67,6 +67,12 @@ export interface PendingAction {
   changes?: FileChange[];
   /** The changes as actually written (after rebasing), set by a successful apply. */
   written?: FileChange[];
+  /**
+   * A name for the action, unique within its step, used instead of the push order in its id
+   * (`<step-id>#<key>`): ast_scan uses the rule id, so an id does not move when another rule
+   * gains or loses fixes between plan and apply (SPEC 3.2).
+   */
+  key?: string;
   /** Replacement count, when the producer knows it (policy `maxReplacements`). */
   replacements?: number;
   meta?: ActionMeta;
@@ -92,6 +98,11 @@ export interface Tool<TParams extends TSchema = TSchema, TDetails = unknown> {
   deferrable?: boolean;
   /** Hidden tools (resolve) are not listed by default. */
   hidden?: boolean;
+  /**
+   * Checks a step's parameters beyond the schema before anything runs (`run` and `validate`
+   * alike): problems found here are input errors (exit 2) with file:line:col.
+   */
+  check?(params: Static<TParams>): Promise<import("../errors.js").Issue[]>;
   execute(
     toolCallId: string,
     params: Static<TParams>,

@@ -14,6 +14,8 @@ export interface ToolHost {
   exec: ExecFn;
   scope: FileScope;
   logger: Logger;
+  /** Directory of the recipe: files a step names for its own input (ast_scan rules) are relative to it. */
+  recipeDir?: string;
 }
 
 export type BuiltinToolFactory = (host: ToolHost) => Tool;

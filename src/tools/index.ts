@@ -1,6 +1,7 @@
 import type { Tool } from "../session/types.js";
 import { createAstEditTool } from "./ast-edit.js";
 import { createAstGrepTool } from "./ast-grep.js";
+import { createAstScanTool } from "./ast-scan.js";
 import { createEditTool } from "./edit.js";
 import { createExecTool } from "./exec.js";
 import type { ToolHost } from "./host.js";
@@ -8,5 +9,5 @@ import { createWriteTool } from "./write.js";
 
 /** The only list of built-in tools (SPEC 3). */
 export function builtinTools(host: ToolHost): Tool[] {
-  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host)] as unknown as Tool[];
+  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host), createAstScanTool(host)] as unknown as Tool[];
 }

@@ -8,6 +8,8 @@ export interface FileActionInput {
   changes: FileChange[];
   details?: unknown;
   replacements?: number;
+  /** See PendingAction.key. */
+  key?: string;
   /** Text of a successful apply; defaults to "" so resolve falls back to `Applied: <label>.` */
   appliedText?: (written: FileChange[]) => string;
 }
@@ -23,8 +25,9 @@ export function createFileAction(workspace: Workspace, input: FileActionInput): 
     changes: input.changes,
     ...(input.details !== undefined ? { details: input.details } : {}),
     ...(input.replacements !== undefined ? { replacements: input.replacements } : {}),
+    ...(input.key !== undefined ? { key: input.key } : {}),
     async apply(): Promise<AgentToolResult> {
-      const written = await workspace.apply(input.changes);
+      const written = await workspace.apply(input.changes, { owner: action.meta?.id });
       action.written = written;
       return textResult(input.appliedText?.(written) ?? "", { files: written.map((c) => c.path) });
     },

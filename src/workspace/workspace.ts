@@ -9,6 +9,7 @@ import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
 import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { globMatcher } from "./glob.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
+import { EditLedger, applyEdits, diffEdit, editsReproduce } from "./rebase.js";
 
 /**
  * The primitive file operations the workspace performs. Injectable, so tests can make the N-th
@@ -80,6 +81,13 @@ export interface StageInput {
   /** New content; `null` deletes the file. */
   content: string | null;
   rebase?: FileChange["rebase"];
+  /** Sorted, non-overlapping edits of the current text that give `content` (enables rebasing, rebase.ts). */
+  edits?: FileChange["edits"];
+}
+
+export interface ApplyOptions {
+  /** Id of the action applying the changes: named when a later change overlaps them. */
+  owner?: string | undefined;
 }
 
 /** An error from an apply whose writes were undone (`rolledBack`), or could not be (`journalKept`). */
@@ -165,6 +173,8 @@ export class Workspace {
   /** Vouches for this workspace's journals: also recorded outside the workspace (journal-record.ts). */
   readonly #nonce = newNonce();
   #recorded = false;
+  /** This run's writes, as edits: later changes staged with edits are rebased over them. */
+  readonly ledger = new EditLedger();
 
   constructor(options: WorkspaceOptions) {
     this.root = path.resolve(options.root);
@@ -247,6 +257,7 @@ export class Workspace {
         beforeSha256: current?.sha256 ?? null,
         afterSha256: input.content === null ? null : sha256(input.content),
         ...(input.rebase ? { rebase: input.rebase } : {}),
+        ...(input.edits ? { edits: input.edits } : {}),
       });
     }
     return changes;
@@ -269,11 +280,12 @@ export class Workspace {
    * Throws StaleError naming the files whose change no longer holds; nothing is written then.
    * Inside `runAction()` the rollback covers everything the action wrote.
    */
-  async apply(changes: readonly FileChange[]): Promise<FileChange[]> {
+  async apply(changes: readonly FileChange[], options: ApplyOptions = {}): Promise<FileChange[]> {
     if (this.#broken) throw new Error(this.#broken);
     this.assertWritable(changes);
     const plan: Array<{ change: FileChange; real: string; original: JournalEntry }> = [];
     const stale: string[] = [];
+    const overlapping: string[] = [];
     const seen = new Set<string>();
     for (const change of changes) {
       const { real, rel, realRel } = this.contain(change.path);
@@ -285,9 +297,20 @@ export class Workspace {
         plan.push({ change, real, original });
         continue;
       }
-      const rebased = this.#rebase(change, original);
+      const own = this.#rebaseOverRun(change, original, rel);
+      if (own && "overlaps" in own) {
+        overlapping.push(`${rel} (overlaps ${own.overlaps})`);
+        stale.push(rel);
+        continue;
+      }
+      const rebased = own?.change ?? this.#rebase(change, original);
       if (rebased === undefined) stale.push(rel);
       else plan.push({ change: rebased, real, original });
+    }
+    if (overlapping.length > 0) {
+      const others = stale.filter((p) => !overlapping.some((o) => o.startsWith(`${p} (`)));
+      const parts = [...overlapping, ...(others.length ? [`${others.join(", ")} changed since the preview`] : [])];
+      throw new StaleError(`Stale: ${parts.join("; ")}; nothing was written`, stale);
     }
     if (stale.length > 0) {
       throw new StaleError(`Stale: ${stale.join(", ")} changed since the preview; nothing was written`, stale);
@@ -312,7 +335,33 @@ export class Workspace {
       this.#scope = undefined;
       await this.#commit(scope);
     }
+    for (const { change, original } of plan) this.#record(change, original, options.owner);
     return plan.map((p) => p.change);
+  }
+
+  /** Records a written change in the ledger (as its edits, or one edit spanning the difference). */
+  #record(change: FileChange, original: JournalEntry, owner: string | undefined): void {
+    if (!original.existed || change.before === null || change.after === null || change.afterSha256 === null) return;
+    const edits = change.edits && editsReproduce(change) ? change.edits : diffEdit(change.before, change.after);
+    this.ledger.record(original.path, { beforeSha256: sha256(original.bytes!), afterSha256: change.afterSha256, edits, owner });
+  }
+
+  /**
+   * A change with edits, staged against a version of the file this run has since written:
+   * its edits moved over those writes, or the id of the action one of them overlaps. Undefined
+   * when the file changed some other way (the producer's own rebase may still apply).
+   */
+  #rebaseOverRun(change: FileChange, original: JournalEntry, rel: string): { change: FileChange } | { overlaps: string } | undefined {
+    if (!change.edits || change.before === null || change.beforeSha256 === null || !original.existed || change.after === null) return undefined;
+    if (!editsReproduce(change)) return undefined;
+    const currentSha = sha256(original.bytes!);
+    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, currentSha);
+    if (!r.ok) return r.overlap ? { overlaps: r.overlap.owner ?? "an action applied earlier in this run" } : undefined;
+    const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
+    if ("problem" in decoded) return undefined;
+    const after = applyEdits(decoded.text, r.edits);
+    void rel;
+    return { change: { ...change, before: decoded.text, beforeSha256: currentSha, after, afterSha256: sha256(after), edits: r.edits } };
   }
 
   /**

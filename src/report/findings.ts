@@ -1,0 +1,65 @@
+/**
+ * ast_scan findings as the report holds them (in their step's details), and what they mean for
+ * the run: an error-severity finding whose fix was not applied (or that has none) keeps the
+ * exit code at least 1 (SPEC 3.2, 5). Read from the report, so merge-reports and SARIF see the
+ * same thing as the run.
+ */
+import type { OutcomeRecord, StepRecord } from "./types.js";
+
+export interface ReportFinding {
+  rule: string;
+  severity: "error" | "warning" | "info" | "hint";
+  message: string;
+  note?: string;
+  url?: string;
+  path: string;
+  start: { line: number; column: number };
+  end: { line: number; column: number };
+  text?: string;
+  fix?: string;
+  replacement?: { start: { line: number; column: number }; end: { line: number; column: number }; text: string };
+}
+
+export interface FindingCounts {
+  error: number;
+  warning: number;
+  info: number;
+  hint: number;
+  /** Error-severity findings not fixed by an applied action. */
+  unfixedErrors: number;
+}
+
+const SEVERITIES = new Set(["error", "warning", "info", "hint"]);
+
+function isFinding(v: unknown): v is ReportFinding {
+  const f = v as ReportFinding | null;
+  return Boolean(f && typeof f === "object" && typeof f.rule === "string" && typeof f.path === "string" && SEVERITIES.has(f.severity) && f.start && typeof f.start.line === "number");
+}
+
+/** Every finding of the report's ast_scan steps, with the step that produced it. */
+export function findingsOf(steps: readonly StepRecord[]): Array<ReportFinding & { step: string }> {
+  const out: Array<ReportFinding & { step: string }> = [];
+  for (const s of steps) {
+    const list = (s.details as { findings?: unknown } | null)?.findings;
+    if (s.tool !== "ast_scan" || !Array.isArray(list)) continue;
+    for (const f of list) if (isFinding(f)) out.push({ ...f, step: s.id });
+  }
+  return out;
+}
+
+/** Ids of actions whose changes were written and kept. */
+export function appliedIds(outcomes: readonly OutcomeRecord[]): Set<string> {
+  return new Set(outcomes.filter((o) => o.outcome === "applied" && !o.rolledBack).map((o) => o.id));
+}
+
+export function countFindings(steps: readonly StepRecord[], outcomes: readonly OutcomeRecord[]): FindingCounts | undefined {
+  const findings = findingsOf(steps);
+  if (findings.length === 0 && !steps.some((s) => s.tool === "ast_scan")) return undefined;
+  const applied = appliedIds(outcomes);
+  const counts: FindingCounts = { error: 0, warning: 0, info: 0, hint: 0, unfixedErrors: 0 };
+  for (const f of findings) {
+    counts[f.severity]++;
+    if (f.severity === "error" && !(f.fix && applied.has(f.fix))) counts.unfixedErrors++;
+  }
+  return counts;
+}

@@ -1,0 +1,169 @@
+import { Type, type Static } from "@sinclair/typebox";
+import path from "node:path";
+import { InputError, ToolError, formatIssue } from "../errors.js";
+import type { AgentToolResult, Tool } from "../session/types.js";
+import { textResult } from "../session/types.js";
+import { createFileAction } from "../workspace/action.js";
+import type { ToolHost } from "./host.js";
+import { loadRuleSet, type RuleSet } from "./scan/rules.js";
+import { runScan, type Finding } from "./scan/scan.js";
+import { applyEdits } from "../workspace/rebase.js";
+
+export const astScanParameters = Type.Object(
+  {
+    config: Type.Optional(Type.String({ description: "Path of an sgconfig.yml (ruleDirs, utilDirs, languageGlobs), relative to the recipe" })),
+    rules: Type.Optional(
+      Type.Array(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })]), {
+        description: "Rule files, directories or globs (relative to the recipe; multi-document YAML allowed), or inline rule objects",
+      }),
+    ),
+    filter: Type.Optional(Type.String({ description: "Regex over rule ids: only matching rules run (like ast-grep scan --filter)" })),
+    path: Type.Optional(Type.String({ description: "File, directory, or glob pattern to scan (default: cwd)" })),
+    glob: Type.Optional(Type.String({ description: "Optional glob filter relative to path" })),
+    limit: Type.Optional(Type.Number({ description: "Max findings listed in the result text (default: 50; all are in the details)" })),
+  },
+  { additionalProperties: false },
+);
+
+export type AstScanParams = Static<typeof astScanParameters>;
+
+export interface AstScanDetails {
+  rules: number;
+  skippedRules: Array<{ id: string; language: string; reason: string; file: string }>;
+  filesSearched: number;
+  findings: Finding[];
+  counts: { error: number; warning: number; info: number; hint: number };
+  actions: Array<{ id: string; rule: string; fixes: number; files: number }>;
+  unreadable?: Array<{ path: string; reason: string }>;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Loads a step's rule set (relative to the recipe); the error lists every problem with file:line:col. */
+export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir">, params: AstScanParams): Promise<RuleSet> {
+  if (params.config === undefined && (params.rules === undefined || params.rules.length === 0)) {
+    throw new InputError("ast_scan needs `config` (an sgconfig.yml) or `rules`");
+  }
+  if (params.filter !== undefined) {
+    try {
+      new RegExp(params.filter, "u");
+    } catch (err) {
+      throw new InputError(`ast_scan filter is not a valid regex: ${(err as Error).message}`);
+    }
+  }
+  const baseDir = host.recipeDir ?? host.cwd;
+  return loadRuleSet({
+    baseDir,
+    displayBase: process.cwd(),
+    ...(params.config !== undefined ? { config: params.config } : {}),
+    ...(params.rules ? { rules: params.rules as Array<string | Record<string, unknown>> } : {}),
+  });
+}
+
+export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters, AstScanDetails> {
+  return {
+    name: "ast_scan",
+    label: "AST Scan",
+    description:
+      "Run ast-grep rule files (sgconfig.yml, rule YAML with rule/constraints/utils/transform/rewriters/fix). Every match is a finding; each rule with fixes stages one pending action (id <step>#<rule-id>).",
+    parameters: astScanParameters,
+    deferrable: true,
+    async check(params) {
+      try {
+        await ruleSetOf(host, params);
+        return [];
+      } catch (err) {
+        if (err instanceof InputError) return err.issues;
+        throw err;
+      }
+    },
+    async execute(_id, params, _onUpdate, ctx, signal): Promise<AgentToolResult<AstScanDetails>> {
+      let set: RuleSet;
+      try {
+        set = await ruleSetOf(host, params);
+      } catch (err) {
+        if (err instanceof InputError) throw new ToolError(err.issues.map(formatIssue).join("\n"));
+        throw err;
+      }
+      const filter = params.filter !== undefined ? new RegExp(params.filter, "u") : undefined;
+      const rules = set.rules.filter((r) => r.severity !== "off" && (!filter || filter.test(r.id)));
+      const out = await runScan({
+        workspace: host.workspace,
+        scope: host.scope,
+        rules,
+        config: set.config,
+        path: params.path,
+        glob: params.glob,
+        signal,
+      });
+      const actions: AstScanDetails["actions"] = [];
+      const staged: string[] = [];
+      for (const rf of out.fixes) {
+        const changes = await host.workspace.stage(
+          rf.files.map((f) => ({ path: f.path, content: applyEdits(f.text, f.edits), edits: f.edits })),
+        );
+        if (changes.length === 0) continue;
+        // The file may have changed between reading and staging: then its edits are not for it.
+        const sound = changes.every((c) => rf.files.some((f) => f.path === c.path && c.beforeSha256 === f.sha256));
+        if (!sound) throw new ToolError(`A file changed while ast_scan ran (rule ${rf.rule.id}); run again`);
+        const id = `${ctx.stepId}#${rf.rule.id}`;
+        const summary = `${plural(rf.count, "fix", "fixes")} in ${plural(changes.length, "file")}`;
+        const label = `AST Scan: ${rf.rule.id}: ${summary}`;
+        host.push(
+          createFileAction(host.workspace, {
+            label,
+            sourceToolName: "ast_scan",
+            key: rf.rule.id,
+            changes,
+            replacements: rf.count,
+            details: { rule: rf.rule.id, severity: rf.rule.severity, fixes: rf.count, files: changes.map((c) => c.path) },
+            appliedText: () => `Applied ${summary} (rule ${rf.rule.id}).`,
+          }),
+        );
+        actions.push({ id, rule: rf.rule.id, fixes: rf.count, files: changes.length });
+        staged.push(label);
+        for (const f of out.findings) if (f.rule === rf.rule.id && f.replacement) f.fix = id;
+      }
+      const counts = { error: 0, warning: 0, info: 0, hint: 0 };
+      for (const f of out.findings) counts[f.severity]++;
+      const details: AstScanDetails = {
+        rules: rules.length,
+        skippedRules: set.skipped.map((s) => ({ id: s.id, language: s.language, reason: s.reason, file: s.origin.file })),
+        filesSearched: out.filesSearched,
+        findings: out.findings,
+        counts,
+        actions,
+        ...(out.unreadable.length ? { unreadable: out.unreadable } : {}),
+      };
+      return textResult(resultText(details, params.limit ?? 50), details);
+    },
+  };
+}
+
+function resultText(d: AstScanDetails, limit: number): string {
+  const lines: string[] = [];
+  const n = d.findings.length;
+  const sev = (["error", "warning", "info", "hint"] as const).filter((s) => d.counts[s] > 0).map((s) => `${d.counts[s]} ${s}`);
+  lines.push(
+    n === 0
+      ? `No findings (${plural(d.rules, "rule")}, ${plural(d.filesSearched, "file")} searched)`
+      : `${plural(n, "finding")} (${sev.join(", ")}) from ${plural(d.rules, "rule")} in ${plural(d.filesSearched, "file")} searched`,
+  );
+  for (const f of d.findings.slice(0, Math.max(0, limit))) {
+    lines.push(`${f.path}:${f.start.line}:${f.start.column}: ${f.severity}[${f.rule}]: ${f.message || f.text}${f.fix ? " (fixable)" : ""}`);
+  }
+  if (n > limit) lines.push(`… ${n - limit} more (all are in the step's details)`);
+  if (d.skippedRules.length > 0) {
+    lines.push("", "Skipped rules:");
+    for (const s of d.skippedRules) lines.push(`  ${s.id} (${s.file}): ${s.reason}`);
+  }
+  for (const u of d.unreadable ?? []) lines.push(`Skipped ${u.path}: ${u.reason}`);
+  if (d.actions.length > 0) {
+    lines.push("", "Staged:");
+    for (const a of d.actions) lines.push(`  ${a.id}: ${plural(a.fixes, "fix", "fixes")} in ${plural(a.files, "file")}`);
+    lines.push("", "Preview only: no file has been modified yet.");
+  }
+  return lines.join("\n");
+}
+
+void path;
