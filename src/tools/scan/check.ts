@@ -5,7 +5,7 @@
  * that name them. What a key's value means (a pattern that does not parse, a util that does not
  * exist) is napi's to judge afterwards (rules.ts).
  */
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml";
+import { isMap, isScalar, isSeq, parse as parseYamlValue, type LineCounter, type Node, type Pair } from "yaml";
 import type { Issue } from "../../errors.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
 
@@ -288,18 +288,17 @@ export function parseTransformString(text: string): { value?: Transformation; er
     if (!key) return { error: `expected key=value in "${text}" near "${s}"` };
     s = s.slice(key[0].length);
     let value: unknown;
-    const q = /^'((?:[^'\\]|\\.)*)'|^"((?:[^"\\]|\\.)*)"/.exec(s);
-    if (q) {
-      value = (q[1] ?? q[2]!).replace(/\\(.)/g, "$1");
-      s = s.slice(q[0].length);
-    } else if (s.startsWith("[")) {
-      const end = s.indexOf("]");
-      if (end === -1) return { error: `unclosed [ in "${text}"` };
-      value = s
-        .slice(1, end)
-        .split(",")
-        .map((x) => x.trim().replace(/^['"]|['"]$/g, ""))
-        .filter(Boolean);
+    // As ast-grep's decompose_args: a quoted or [list] value ends at the next closing mark (no
+    // escapes), and is read as a YAML scalar or sequence.
+    if (s.startsWith("'") || s.startsWith('"') || s.startsWith("[")) {
+      const close = s[0] === "[" ? "]" : s[0]!;
+      const end = s.indexOf(close, 1);
+      if (end === -1) return { error: `unclosed ${s[0]} in "${text}"` };
+      try {
+        value = parseYamlValue(s.slice(0, end + 1));
+      } catch (err) {
+        return { error: `${key[1]} in "${text}": ${(err as Error).message.split("\n")[0]}` };
+      }
       s = s.slice(end + 1);
     } else {
       const tok = /^[^,\s)]+/.exec(s);
