@@ -5,6 +5,7 @@
  * parse of the file, in document order per rule.
  */
 import type { Napi } from "../ast/langs.js";
+import { traverse, type EngineOp, type RuleConfig } from "../ast/traverse.js";
 import { napiConfigOf } from "./rules.js";
 import type { ScanRule } from "./types.js";
 
@@ -35,6 +36,37 @@ export function findAllMatcher(napi: Napi): RuleMatcher {
         const nodes = top.findAll(config as never);
         if (nodes.length > 0) matches.push({ rule, nodes });
       }
+      return { root, matches };
+    },
+  };
+}
+
+/**
+ * The fidelity engine's single traversal (ast/traverse.ts): one parse and one walk per file for
+ * all rules, whatever their number.
+ */
+export function traversalMatcher(napi: Napi): RuleMatcher {
+  const ops = new WeakMap<ScanRule, EngineOp>();
+  return {
+    matchFile(text, lang, rules) {
+      const root = napi.parse(lang as never, text);
+      const list = rules.map((r) => {
+        let op = ops.get(r);
+        if (!op) ops.set(r, (op = { pat: "", config: napiConfigOf(r) as RuleConfig, captures: {} }));
+        return op;
+      });
+      const { found } = traverse(root.root(), list, list.map((_, i) => i), undefined, 0);
+      const byRule = new Map<number, SgNode[]>();
+      for (const f of found) {
+        const nodes = byRule.get(f.match.op) ?? [];
+        nodes.push(f.node);
+        byRule.set(f.match.op, nodes);
+      }
+      const matches: RuleMatches[] = [];
+      rules.forEach((rule, i) => {
+        const nodes = byRule.get(i);
+        if (nodes) matches.push({ rule, nodes });
+      });
       return { root, matches };
     },
   };

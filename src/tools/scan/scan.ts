@@ -10,7 +10,7 @@ import type { FileScope } from "../host.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ensureLanguages, langOfPath, loadNapi } from "../ast/langs.js";
 import { evaluateMatch } from "./fix.js";
-import { findAllMatcher, type RuleMatcher } from "./matcher.js";
+import { traversalMatcher, type RuleMatcher } from "./matcher.js";
 import type { ProjectConfig, ScanRule, Severity } from "./types.js";
 
 export interface Position {
@@ -77,7 +77,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
   const { workspace, rules } = input;
   const napi = await loadNapi();
   ensureLanguages(napi, [...new Set(rules.map((r) => r.lang))]);
-  const matcher = input.matcher ?? findAllMatcher(napi);
+  const matcher = input.matcher ?? traversalMatcher(napi);
   const langGlobs = Object.entries(input.config?.languageGlobs ?? {}).map(([lang, globs]) => ({ lang, match: globMatcher(globs) }));
   const langOf = (rel: string): string | undefined => {
     const base = rel.split("/").pop()!;
