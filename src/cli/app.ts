@@ -49,8 +49,14 @@ export async function main(argv: string[]): Promise<number> {
       .alias("help", "h")
       .wrap(Math.min(100, process.stderr.columns ?? 100))
       .exitProcess(false)
-      .fail((msg, err) => {
+      .fail((msg, err, y) => {
         if (err) throw err;
+        const unknown = /^Unknown arguments?: (.+)$/.exec(msg ?? "");
+        if (unknown) {
+          // The third argument is yargs' usage object: its descriptions are the options of the command that failed.
+          const known = Object.keys((y as unknown as { getDescriptions(): Record<string, unknown> }).getDescriptions());
+          throw new UsageError(unknownArguments(unknown[1]!.split(", "), known));
+        }
         // recommendCommands fails with only "Did you mean X?", before strict mode names the
         // unknown command: name it, so `tollgate tool` does not read as a bare question.
         if (msg?.startsWith("Did you mean")) {
@@ -86,4 +92,31 @@ export function reportError(err: unknown): number {
   process.stderr.write(`tollgate: internal error: ${messageOf(err)}\n`);
   if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   return 3;
+}
+
+/** `Unknown argument: polcy. Did you mean --policy?`: the nearest option of the command, if close. */
+export function unknownArguments(given: readonly string[], known: readonly string[]): string {
+  const options = known.filter((k) => k.length > 1 && k !== "$0" && !/[A-Z]/.test(k));
+  return given
+    .map((arg) => {
+      const bare = arg.replace(/^-+/, "");
+      let best: { name: string; d: number } | undefined;
+      for (const name of options) {
+        const d = distance(bare, name);
+        if (d <= Math.max(1, Math.floor(name.length / 3)) && (!best || d < best.d)) best = { name, d };
+      }
+      return `Unknown argument: ${arg}${best ? `. Did you mean --${best.name}?` : ""}`;
+    })
+    .join("\ntollgate: ");
+}
+
+/** Levenshtein distance (short option names: the quadratic table is tiny). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }

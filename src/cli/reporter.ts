@@ -1,6 +1,7 @@
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { outcomeLine } from "../report/words.js";
+import { pathHint } from "../util/path-hint.js";
 import { renderResolveReason } from "../session/resolve.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
 
@@ -17,6 +18,8 @@ export interface ReporterOptions {
   shown?: ReadonlySet<string>;
   /** plan: what the policy would decide for an action and why (`would auto-apply, rule "x"`). */
   wouldDecide?: (id: string) => string | undefined;
+  /** The workspace root, named when a step cannot find a path. */
+  cwd?: string;
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -61,7 +64,12 @@ export function createReporter(opts: ReporterOptions) {
       const mark = step.status === "ok" ? c.green("✓") : c.red("✗");
       // A staging step's text is a long preview (its diff follows with the outcome): name what it staged.
       const text = step.status === "ok" && step.actions.length > 0 ? `staged ${step.actions.join(", ")}` : firstLine(step.resultText);
-      write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${text}`);
+      if (step.status === "ok") return write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${text}`);
+      // An error is printed whole, terminal or not: its end is often the part that says what to do.
+      const [head, ...rest] = safeText(step.resultText).split("\n");
+      write(`${mark} [${index + 1}/${total}] ${safeText(step.id)} (${step.tool}): ${c.red(head ?? "")}`);
+      for (const line of rest) write(`    ${line}`);
+      if (opts.cwd && /^Path not found: /.test(step.resultText)) write(`    ${c.dim(pathHint(opts.cwd))}`);
     },
     outcome: (o: OutcomeRecord) => {
       clear();
@@ -70,7 +78,7 @@ export function createReporter(opts: ReporterOptions) {
       const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
       const would = opts.wouldDecide?.(o.id);
       write(`  ${colour(safeText(line))}${would ? ` ${c.bold(`(${safeText(would)})`)}` : ""} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
-      write(`    ${c.dim(firstLine(o.error ?? renderResolveReason(o.reason)))}`);
+      write(`    ${o.error ? c.red(safeText(o.error).replace(/\n/g, "\n    ")) : c.dim(firstLine(renderResolveReason(o.reason)))}`);
       if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff && !opts.shown?.has(o.id)) {
         stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
       }

@@ -96,6 +96,12 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[]; o
   const { checkWorkspaceDir } = await import("../../workspace/root.js");
   checkWorkspaceDir(cwd, args.cwd);
   const scopeFiles = files.map((f) => path.relative(cwd, path.resolve(cwd, f)).split(path.sep).join("/"));
+  // A file named on the command line that does not exist is a typo, not "nothing to change".
+  const { existsSync } = await import("node:fs");
+  const missing = files.filter((f) => !existsSync(path.resolve(cwd, f)));
+  if (missing.length > 0) {
+    throw new InputError(missing.map((f) => ({ message: `${f}: no such file (files named on the command line are relative to the workspace root ${cwd}: --cwd, default the working directory)` })));
+  }
   const shard = parseShard(args.shard);
   const { loadApprovalsFile } = await import("../approvals.js");
   const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
@@ -159,7 +165,7 @@ export async function executeWithOutputs(
   const c = colors(colorEnabled(process.stderr, args.color, env));
   const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
   const shownAtPrompt = new Set<string>();
-  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, ...(wouldDecide ? { wouldDecide } : {}) });
+  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, cwd: options.cwd, ...(wouldDecide ? { wouldDecide } : {}) });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
   const { createLogger } = await import("../../logger.js");

@@ -5,9 +5,14 @@ interface ValidateArgs {
   recipe: string;
   policy?: string;
   cwd?: string;
+  var?: string[];
 }
 
-/** Checks recipe, policy, custom tools and every step's parameters; runs nothing. */
+/**
+ * Checks everything that can be known before a run (SPEC 5), running no step: recipe, policy,
+ * custom tool modules, every step's parameters against its schema, and for the built-in tools
+ * the language, the patterns and the paths (after `--var`). Problems are exit 2, all at once.
+ */
 export function validateCommand(setExit: (code: number) => void): CommandModule<object, ValidateArgs> {
   return {
     command: "validate <recipe>",
@@ -16,19 +21,43 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
       y
         .positional("recipe", { type: "string", demandOption: true, describe: "Recipe file" })
         .option("policy", { type: "string", describe: "Policy file" })
-        .option("cwd", { type: "string", describe: "Workspace root" }) as never,
+        .option("var", { type: "string", array: true, describe: "Set a recipe variable: name=value (repeatable), as for run" })
+        .option("cwd", { type: "string", describe: "Workspace root: where the steps' paths are looked up (default: the current directory)" }) as never,
     handler: async (args) => {
       const { prepareRun } = await import("../../runner/run.js");
-      (await import("../../workspace/root.js")).checkWorkspaceDir(path.resolve(args.cwd ?? "."), args.cwd);
+      const cwd = path.resolve(args.cwd ?? ".");
+      (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd);
       const prepared = await prepareRun({
         recipePath: path.resolve(args.recipe),
-        cwd: path.resolve(args.cwd ?? "."),
+        cwd,
         ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
+        vars: (args.var ?? []).map(String),
         displayBase: process.cwd(),
       });
       prepared.session.end();
+      const [{ PREFLIGHTS }, { locate }, { InputError }] = await Promise.all([
+        import("../../tools/preflight.js"),
+        import("../../recipe/yaml.js"),
+        import("../../errors.js"),
+      ]);
+      const errors = [];
+      const warnings: string[] = [];
+      for (const step of prepared.recipe.steps) {
+        const check = PREFLIGHTS[step.tool];
+        if (!check || prepared.tools.get(step.tool) === undefined) continue;
+        for (const issue of await check(step.with, { cwd })) {
+          const at = ["steps", step.index, "with", ...issue.at];
+          const where = at.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+          const pos = locate(prepared.recipe.located, at);
+          if (issue.warning) warnings.push(`${args.recipe}:${pos.line}:${pos.col} ${where}: warning: ${issue.message}`);
+          else errors.push({ file: args.recipe, ...pos, path: where, message: issue.message });
+        }
+      }
+      for (const w of warnings) process.stderr.write(`${w}\n`);
+      if (errors.length > 0) throw new InputError(errors);
       const n = prepared.recipe.steps.length;
-      process.stderr.write(`${args.recipe}: valid (${n} step${n === 1 ? "" : "s"})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
+      const warned = warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : "";
+      process.stderr.write(`${args.recipe}: valid (${n} step${n === 1 ? "" : "s"}${warned})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
       setExit(0);
     },
   };

@@ -1,0 +1,68 @@
+// What `tollgate validate` can know about a built-in tool's parameters before any step runs
+// (SPEC 5): the language is supported, every pattern parses for it, the paths exist (after
+// --var). A tool without an entry here is checked against its schema only. Never writes.
+import { ToolError } from "../errors.js";
+import { discoverFiles } from "../discovery/index.js";
+import { ensureLanguages, loadNapi, resolveLang } from "./ast/langs.js";
+import { validatePattern } from "./ast/search.js";
+import { pathHint } from "../util/path-hint.js";
+
+export interface PreflightIssue {
+  /** Where, inside the step's `with`. */
+  at: Array<string | number>;
+  message: string;
+  /** true: a likely mistake the run accepts (the run warns too); false: the run would fail. */
+  warning?: boolean;
+}
+
+export type Preflight = (params: Record<string, unknown>, ctx: { cwd: string }) => Promise<PreflightIssue[]>;
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+async function checkPath(params: Record<string, unknown>, ctx: { cwd: string }): Promise<PreflightIssue[]> {
+  if (params.path !== undefined && typeof params.path !== "string") return [];
+  try {
+    await discoverFiles({ root: ctx.cwd, path: params.path as string | undefined, glob: params.glob as string | undefined });
+    return [];
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    const message = err.message.startsWith("Path not found") ? `${err.message}; ${pathHint(ctx.cwd)}` : err.message;
+    return [{ at: [params.path === undefined ? "glob" : "path"], message }];
+  }
+}
+
+function astPreflight(patterns: (params: Record<string, unknown>) => Array<{ pat: string; at: Array<string | number> }>): Preflight {
+  return async (params, ctx) => {
+    const issues: PreflightIssue[] = [];
+    let lang: string | undefined;
+    if (typeof params.lang === "string" && params.lang.trim() !== "") {
+      try {
+        lang = resolveLang(params.lang).id;
+      } catch (err) {
+        issues.push({ at: ["lang"], message: messageOf(err) });
+      }
+    }
+    // Without `lang` the language comes from the files found at run time: patterns wait for it.
+    if (lang) {
+      const napi = await loadNapi();
+      ensureLanguages(napi, [lang]);
+      const sel = typeof params.sel === "string" ? params.sel : undefined;
+      for (const { pat, at } of patterns(params)) {
+        try {
+          const warning = validatePattern(napi, lang, pat, sel, at.join(".").replace(/\.(\d+)/g, "[$1]"));
+          if (warning) issues.push({ at, message: warning, warning: true });
+        } catch (err) {
+          issues.push({ at, message: messageOf(err) });
+        }
+      }
+    }
+    return [...issues, ...(await checkPath(params, ctx))];
+  };
+}
+
+export const PREFLIGHTS: Readonly<Record<string, Preflight>> = {
+  ast_edit: astPreflight((p) =>
+    (Array.isArray(p.ops) ? p.ops : []).flatMap((op, i) => (typeof op?.pat === "string" && op.pat.trim() !== "" ? [{ pat: op.pat as string, at: ["ops", i, "pat"] }] : [])),
+  ),
+  ast_grep: astPreflight((p) => (Array.isArray(p.pat) ? p.pat : []).flatMap((pat, i) => (typeof pat === "string" && pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : []))),
+};
