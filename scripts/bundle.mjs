@@ -11,7 +11,7 @@ const outdir = path.join(root, "dist", "bundle");
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: "dist/cli/main.js", worker: "dist/tools/ast/worker.js" },
+  entryPoints: { main: "dist/cli/main.js", worker: "dist/tools/ast/worker.js", "jscodeshift-worker": "dist/tools/jscodeshift/jscodeshift-worker.js" },
   outdir,
   bundle: true,
   splitting: true,
@@ -19,7 +19,8 @@ await build({
   platform: "node",
   target: "node20.19",
   chunkNames: "chunk-[hash]",
-  external: ["@ast-grep/*", "jiti"],
+  // jscodeshift loads Babel and transforms through Node's own require (register hook).
+  external: ["@ast-grep/*", "jiti", "jscodeshift"],
   // CommonJS dependencies call require() for Node built-ins and read __filename (write-file-atomic
   // hashes it into temp names); ESM output has neither, so each chunk defines them.
   banner: {

@@ -110,6 +110,15 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
         message: "exec steps are not allowed by the policy (allow.exec: false)",
       });
     }
+    if (step.tool === "jscodeshift" && !effectivePolicy.allow.customTools) {
+      // A transform is code like a custom tool module (SPEC 3.3).
+      issues.push({
+        file: recipeDisplay,
+        ...locate(located, ["steps", i, "tool"]),
+        path: `steps[${i}].tool`,
+        message: "jscodeshift steps run transform modules, which the policy does not allow (allow.customTools: false)",
+      });
+    }
   });
   if (issues.length > 0) throw new InputError(issues);
 

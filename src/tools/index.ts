@@ -5,9 +5,10 @@ import { createAstScanTool } from "./ast-scan.js";
 import { createEditTool } from "./edit.js";
 import { createExecTool } from "./exec.js";
 import type { ToolHost } from "./host.js";
+import { createJscodeshiftTool } from "./jscodeshift.js";
 import { createWriteTool } from "./write.js";
 
 /** The only list of built-in tools (SPEC 3). */
 export function builtinTools(host: ToolHost): Tool[] {
-  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host), createAstScanTool(host)] as unknown as Tool[];
+  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host), createAstScanTool(host), createJscodeshiftTool(host)] as unknown as Tool[];
 }

@@ -1,0 +1,268 @@
+import path from "node:path";
+import { Type, type Static } from "@sinclair/typebox";
+import { ToolError } from "../errors.js";
+import { discoverFiles } from "../discovery/index.js";
+import type { AgentToolResult, Tool } from "../session/types.js";
+import { textResult } from "../session/types.js";
+import { createFileAction } from "../workspace/action.js";
+import type { ToolHost } from "./host.js";
+import { resolveTransform } from "./jscodeshift/resolve.js";
+
+export const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as const;
+
+export const jscodeshiftParameters = Type.Object(
+  {
+    transform: Type.String({ description: "Transform module: a path relative to the recipe, or a package specifier resolved from the workspace (react-codemod/transforms/rename-unsafe-lifecycles.js)" }),
+    parser: Type.Optional(Type.Union(JSCODESHIFT_PARSERS.map((p) => Type.Literal(p)), { description: "Parser (default babel); a parser the transform exports wins" })),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Options handed to the transform (as jscodeshift's --flags), over the CLI's defaults" })),
+    path: Type.Optional(Type.String({ description: "File, directory, or glob pattern to transform (default: cwd)" })),
+    glob: Type.Optional(Type.String({ description: "Optional glob filter relative to path" })),
+    extensions: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], { description: "File extensions to transform (comma-separated or a list); default as the jscodeshift CLI's" }),
+    ),
+    allowErrors: Type.Optional(Type.Boolean({ description: "true: files whose transform threw are listed, but the step is not an error" })),
+  },
+  { additionalProperties: false },
+);
+
+export type JscodeshiftParams = Static<typeof jscodeshiftParameters>;
+
+export interface JscodeshiftDetails {
+  jscodeshift: { version: string };
+  transform: string;
+  /** The module file, relative to the workspace root when inside it. */
+  transformFile: string;
+  parser: string;
+  /** The transform's own exported parser, which wins over `parser`. */
+  transformParser?: string;
+  extensions: string[];
+  workers: number;
+  filesSearched: number;
+  filesChanged: number;
+  filesUnchanged: number;
+  filesSkipped: number;
+  changed: string[];
+  errors: Array<{ path: string; error: string }>;
+  reports: Array<{ path: string; message: string }>;
+  stats: Record<string, number>;
+  /** Files that could not be read as text (binary, non-UTF-8, too large). */
+  unreadable?: Array<{ path: string; reason: string }>;
+}
+
+const PREVIEW_REMINDER = "Preview only: no file has been modified yet. Resolving this pending action with apply writes these changes.";
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function extensionList(value: JscodeshiftParams["extensions"], fallback: () => string[]): string[] {
+  if (value === undefined) return fallback();
+  const raw = Array.isArray(value) ? value : value.split(",");
+  const list = raw.map((e) => e.trim().replace(/^\./, "")).filter((e) => e !== "");
+  if (list.length === 0) throw new ToolError("`extensions` must name at least one extension");
+  return list;
+}
+
+function displayFile(file: string, root: string): string {
+  const rel = path.relative(root, file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : file;
+}
+
+/**
+ * Runs a jscodeshift transform over the files (SPEC 3.3): every changed file goes into one
+ * pending action; files whose transform threw are listed and make the step an error unless
+ * `allowErrors`. The transform runs in worker threads (./jscodeshift/pool.ts), which are the
+ * only place jscodeshift and Babel are loaded.
+ */
+export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftParameters, JscodeshiftDetails> {
+  return {
+    name: "jscodeshift",
+    label: "Jscodeshift",
+    description:
+      "Run a jscodeshift transform module (react-codemod, your own) over files, exactly as jscodeshift's worker calls it. Preview only: stages one pending action with every changed file.",
+    parameters: jscodeshiftParameters,
+    deferrable: true,
+    async check(params) {
+      const { checkTransform } = await import("./jscodeshift/check.js");
+      return checkTransform(params.transform, host.recipeDir ?? host.workspace.root, host.workspace.root);
+    },
+    async execute(_id, params, onUpdate, _ctx, signal): Promise<AgentToolResult<JscodeshiftDetails>> {
+      if (typeof params.transform !== "string" || params.transform.trim() === "") throw new ToolError("`transform` must be a non-empty string");
+      const root = host.workspace.root;
+      let mod;
+      try {
+        mod = resolveTransform(params.transform, host.recipeDir ?? root, root);
+      } catch (err) {
+        throw new ToolError((err as Error).message);
+      }
+      const pool = await import("./jscodeshift/pool.js");
+      const extensions = extensionList(params.extensions, pool.defaultExtensions);
+      const extSet = new Set(extensions.map((e) => `.${e}`));
+      const parser = params.parser ?? "babel";
+      const options: Record<string, unknown> = {
+        ...pool.cliDefaults(),
+        transform: params.transform,
+        ...(params.extensions !== undefined ? { extensions: extensions.join(",") } : {}),
+        parser,
+        ...(params.options ?? {}),
+      };
+
+      const discovery = await discoverFiles({
+        root,
+        path: params.path,
+        glob: params.glob,
+        scope: host.scope,
+        accept: (rel) => extSet.has(path.posix.extname(rel)),
+      });
+      const files = discovery.files;
+      const workers = Math.min(pool.defaultThreads(), Math.max(1, files.length));
+      const shared = pool.sharedPool();
+      const loadedInfo = await shared.load(mod);
+      if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
+      if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
+
+      // sha256 of the text each transform saw: staging compares, so a file that changed while
+      // the transform ran is an error rather than a change staged against the wrong text.
+      const shas = new Map<string, string>();
+      const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
+      let done = 0;
+      let lastUpdate = 0;
+      // jscodeshift changes the process's working directory never; transforms that look files up
+      // from fileInfo.path (react-codemod's sort-comp reads the ESLint config that way) expect it
+      // to be where the paths are relative to, as when jscodeshift runs from the project root.
+      const previousCwd = process.cwd();
+      const chdir = previousCwd !== root && typeof process.chdir === "function";
+      if (chdir) {
+        try {
+          process.chdir(root);
+        } catch {
+          /* worker threads cannot chdir; paths then stay relative to the root only */
+        }
+      }
+      try {
+        await shared.run(
+          mod,
+          files.map((f) => ({
+            rel: f.rel,
+            read: async () => {
+              const r = await host.workspace.read(f.rel);
+              shas.set(f.rel, r.sha256);
+              return r.text;
+            },
+          })),
+          options,
+          workers,
+          (index, outcome) => {
+            outcomes[index] = outcome;
+            done++;
+            const now = Date.now();
+            if (onUpdate && (now - lastUpdate > 100 || done === files.length)) {
+              lastUpdate = now;
+              onUpdate(textResult(`jscodeshift ${params.transform}: ${done}/${files.length} files`));
+            }
+          },
+          signal,
+        );
+      } catch (err) {
+        throw new ToolError((err as Error).message === "Aborted" ? "Aborted" : `jscodeshift failed: ${(err as Error).message}`);
+      } finally {
+        if (chdir && process.cwd() === root) {
+          try {
+            process.chdir(previousCwd);
+          } catch {
+            /* the previous directory vanished: stay at the root */
+          }
+        }
+      }
+
+      const changedInputs: Array<{ path: string; content: string }> = [];
+      const errors: JscodeshiftDetails["errors"] = [];
+      const reports: JscodeshiftDetails["reports"] = [];
+      const unreadable: NonNullable<JscodeshiftDetails["unreadable"]> = [];
+      const stats: Record<string, number> = {};
+      let unchanged = 0;
+      let skipped = 0;
+      files.forEach((f, i) => {
+        const o = outcomes[i];
+        if (!o) return;
+        if (o.type === "unreadable") {
+          unreadable.push({ path: f.rel, reason: o.error });
+          return;
+        }
+        for (const message of o.reports) reports.push({ path: f.rel, message });
+        for (const [name, n] of Object.entries(o.stats)) stats[name] = (stats[name] ?? 0) + n;
+        if (o.status === "changed") changedInputs.push({ path: f.rel, content: o.output! });
+        else if (o.status === "unchanged") unchanged++;
+        else if (o.status === "skip") skipped++;
+        else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
+      });
+      const staged = changedInputs.length > 0 ? await host.workspace.stage(changedInputs) : [];
+      const changes = staged.filter((c) => {
+        if (c.beforeSha256 === shas.get(c.path)) return true;
+        errors.push({ path: c.path, error: "The file changed while the transform ran; run the step again" });
+        return false;
+      });
+      const { jscodeshiftVersion } = pool;
+      const details: JscodeshiftDetails = {
+        jscodeshift: { version: jscodeshiftVersion() },
+        transform: params.transform,
+        transformFile: displayFile(mod.file, root),
+        parser,
+        ...(loadedInfo.parser !== undefined ? { transformParser: loadedInfo.parser } : {}),
+        extensions,
+        workers,
+        filesSearched: files.length,
+        filesChanged: changes.length,
+        filesUnchanged: unchanged + (changedInputs.length - changes.length),
+        filesSkipped: skipped,
+        changed: changes.map((c) => c.path),
+        errors,
+        reports,
+        stats,
+        ...(unreadable.length > 0 ? { unreadable } : {}),
+      };
+
+      const label = `Jscodeshift: ${params.transform}: ${plural(changes.length, "file")}`;
+      const lines: string[] = [];
+      const counts = `${plural(files.length, "file")}: ${changes.length} changed, ${details.filesUnchanged} unchanged, ${skipped} skipped, ${errors.length} failed`;
+      lines.push(changes.length > 0 ? `${label} (${counts})` : `No changes: jscodeshift ${params.transform} (${counts})`);
+      if (loadedInfo.parser !== undefined) lines.push(`Parser: ${loadedInfo.parser} (exported by the transform)`);
+      for (const c of changes) lines.push(`- ${c.path}`);
+      if (errors.length > 0) {
+        lines.push("", `Errors (${plural(errors.length, "file")}; the transform threw):`);
+        for (const e of errors) lines.push(`- ${e.path}: ${e.error}`);
+      }
+      if (unreadable.length > 0) {
+        lines.push("", `Not transformed (${plural(unreadable.length, "file")} not readable as text):`);
+        for (const u of unreadable) lines.push(`- ${u.path}: ${u.reason}`);
+      }
+      if (reports.length > 0) {
+        lines.push("", "Reports:");
+        for (const r of reports) lines.push(`${r.path}: ${r.message}`);
+      }
+      const statNames = Object.keys(stats).sort();
+      if (statNames.length > 0) {
+        lines.push("", "Stats:");
+        for (const name of statNames) lines.push(`${name}: ${stats[name]}`);
+      }
+      if (changes.length > 0) {
+        host.push(
+          createFileAction(host.workspace, {
+            label,
+            sourceToolName: "jscodeshift",
+            changes,
+            details: { ...details },
+            appliedText: (written) => `Applied jscodeshift ${params.transform} to ${plural(written.length, "file")}.`,
+          }),
+        );
+        lines.push("", PREVIEW_REMINDER);
+      }
+      const result = textResult(lines.join("\n"), details);
+      if (errors.length > 0 && !params.allowErrors) {
+        const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} are staged and resolved by the policy.` : "";
+        return { ...result, content: [{ type: "text", text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}` }], isError: true } as AgentToolResult<JscodeshiftDetails>;
+      }
+      return result;
+    },
+  };
+}
