@@ -42,6 +42,8 @@ export interface JscodeshiftDetails {
   filesUnchanged: number;
   filesSkipped: number;
   changed: string[];
+  /** Files whose transform returned nothing (the first 1000). */
+  skipped: string[];
   errors: Array<{ path: string; error: string }>;
   reports: Array<{ path: string; message: string }>;
   stats: Record<string, number>;
@@ -182,6 +184,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       const stats: Record<string, number> = {};
       let unchanged = 0;
       let skipped = 0;
+      const skippedFiles: string[] = [];
       files.forEach((f, i) => {
         const o = outcomes[i];
         if (!o) return;
@@ -193,7 +196,10 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         for (const [name, n] of Object.entries(o.stats)) stats[name] = (stats[name] ?? 0) + n;
         if (o.status === "changed") changedInputs.push({ path: f.rel, content: o.output! });
         else if (o.status === "unchanged") unchanged++;
-        else if (o.status === "skip") skipped++;
+        else if (o.status === "skip") {
+          skipped++;
+          if (skippedFiles.length < 1000) skippedFiles.push(f.rel);
+        }
         else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
       });
       const staged = changedInputs.length > 0 ? await host.workspace.stage(changedInputs) : [];
@@ -216,6 +222,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         filesUnchanged: unchanged + (changedInputs.length - changes.length),
         filesSkipped: skipped,
         changed: changes.map((c) => c.path),
+        skipped: skippedFiles,
         errors,
         reports,
         stats,

@@ -88,12 +88,26 @@ async function loadModule(file: string): Promise<Record<string, unknown>> {
   }
 }
 
+/**
+ * @babel/register writes its compile cache when the process exits, which a worker thread that
+ * is terminated never sees (jscodeshift's child processes do): saved after each load instead, so
+ * the next run reuses what this one compiled, as the CLI's next run would.
+ */
+function saveBabelCache(): void {
+  try {
+    (req("@babel/register/lib/worker/cache.cjs") as { save(): void }).save();
+  } catch {
+    /* a cache is an optimisation */
+  }
+}
+
 const loaded = new Map<string, Loaded>();
 
 async function load(key: string, file: string): Promise<Loaded> {
   const hit = loaded.get(key);
   if (hit) return hit;
   const mod = await loadModule(file);
+  saveBabelCache();
   const transform = typeof mod.default === "function" ? mod.default : mod;
   let parser: unknown;
   let parserName: string | undefined;
