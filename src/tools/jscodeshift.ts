@@ -98,11 +98,15 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         throw new ToolError((err as Error).message);
       }
       const pool = await import("./jscodeshift/pool.js");
-      const extensions = extensionList(params.extensions, pool.defaultExtensions);
+      const shared = pool.sharedPool();
+      const loadedInfo = await shared.load(mod);
+      if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
+      if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
+      const extensions = extensionList(params.extensions, () => pool.defaultExtensions(loadedInfo.babelExtensions));
       const extSet = new Set(extensions.map((e) => `.${e}`));
       const parser = params.parser ?? "babel";
       const options: Record<string, unknown> = {
-        ...pool.cliDefaults(),
+        ...pool.cliDefaults(loadedInfo.babelExtensions),
         transform: params.transform,
         ...(params.extensions !== undefined ? { extensions: extensions.join(",") } : {}),
         parser,
@@ -118,10 +122,6 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       });
       const files = discovery.files;
       const workers = Math.min(pool.defaultThreads(), Math.max(1, files.length));
-      const shared = pool.sharedPool();
-      const loadedInfo = await shared.load(mod);
-      if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
-      if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
 
       // sha256 of the text each transform saw: staging compares, so a file that changed while
       // the transform ran is an error rather than a change staged against the wrong text.

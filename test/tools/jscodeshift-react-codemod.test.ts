@@ -19,6 +19,7 @@ import { makeHost } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
 const TRANSFORMS = path.join(path.dirname(require.resolve("react-codemod/package.json")), "transforms");
+const BABEL_EXTENSIONS = (createRequire(require.resolve("jscodeshift/src/Worker.js"))("@babel/core") as { DEFAULT_EXTENSIONS: string[] }).DEFAULT_EXTENSIONS;
 const ORACLE = path.join(REPO_ROOT, "test/tools/fixtures/jscodeshift/apply-transform.cjs");
 
 interface FixtureCase {
@@ -122,7 +123,7 @@ describe("react-codemod fixtures through the jscodeshift tool", () => {
         id: c.id,
         file: path.join(TRANSFORMS, `${c.transform}.js`),
         parser: c.parser,
-        options: { ...cliDefaults(), transform: path.join(TRANSFORMS, `${c.transform}.js`), parser: c.parser ?? "babel", ...c.options },
+        options: { ...cliDefaults(BABEL_EXTENSIONS), transform: path.join(TRANSFORMS, `${c.transform}.js`), parser: c.parser ?? "babel", ...c.options },
         rel: c.input,
         source: await readFile(path.join(root, c.input), "utf8"),
       })),

@@ -137,9 +137,9 @@ async function handle(msg: ToWorker): Promise<LoadReply | RunReply> {
   if (msg.type === "load") {
     try {
       const entry = await load(msg.key, msg.file);
-      return { type: "loaded", id: msg.id, ok: true, isFunction: typeof entry.transform === "function", ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}) };
+      return { type: "loaded", id: msg.id, babelExtensions: [...DEFAULT_EXTENSIONS], ok: true, isFunction: typeof entry.transform === "function", ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}) };
     } catch (err) {
-      return { type: "loaded", id: msg.id, ok: false, error: firstLine(err) };
+      return { type: "loaded", id: msg.id, babelExtensions: [...DEFAULT_EXTENSIONS], ok: false, error: firstLine(err) };
     }
   }
   const reports: string[] = [];

@@ -31,25 +31,25 @@ export function jscodeshiftVersion(): string {
 
 /**
  * The CLI's default `--extensions` of the jscodeshift version used: Babel's DEFAULT_EXTENSIONS
- * plus ts and tsx, without dots, sorted (bin/jscodeshift.js).
+ * (as the thread read them from the @babel/core jscodeshift uses) plus ts and tsx, without dots,
+ * sorted (bin/jscodeshift.js).
  */
-export function defaultExtensions(): string[] {
-  const babel = createRequire(jscodeshiftWorkerPath())("@babel/core") as { DEFAULT_EXTENSIONS: readonly string[] };
-  return [...babel.DEFAULT_EXTENSIONS, "ts", "tsx"].map((e) => (e.startsWith(".") ? e.slice(1) : e)).sort();
+export function defaultExtensions(babelExtensions: readonly string[]): string[] {
+  return [...babelExtensions, "ts", "tsx"].map((e) => (e.startsWith(".") ? e.slice(1) : e)).sort();
 }
 
 /**
  * The jscodeshift CLI's option defaults (bin/jscodeshift.js of 17.x through its argsParser: every
  * option with a default, and [] for list options), which its worker hands to every transform.
  */
-export function cliDefaults(): Record<string, unknown> {
+export function cliDefaults(babelExtensions: readonly string[]): Record<string, unknown> {
   return {
     transform: "./transform.js",
     verbose: 0,
     dry: false,
     print: false,
     babel: true,
-    extensions: defaultExtensions().join(","),
+    extensions: defaultExtensions(babelExtensions).join(","),
     ignorePattern: [],
     ignoreConfig: [],
     gitignore: false,

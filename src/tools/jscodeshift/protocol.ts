@@ -29,6 +29,8 @@ export interface LoadReply {
   /** The transform's exported `parser` (a name, or "(parser object)"). */
   parser?: string;
   error?: string;
+  /** @babel/core's DEFAULT_EXTENSIONS, as loaded by the thread (the CLI's default --extensions). */
+  babelExtensions: string[];
 }
 
 export type FileStatus = "changed" | "unchanged" | "skip" | "error";
