@@ -66,7 +66,7 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["wrong type in with", ["run", "wrong-type.yaml"], "wrong-type.yaml:5:20 steps[0].with.ops[0].pat: Expected string"],
   ["unknown top-level key (all problems at once)", ["run", "unknown-key.yaml"], 'unknown-key.yaml:1:1 steps: Missing required key "steps"\nunknown-key.yaml:2:1 step: Unknown key "step"'],
   ["unknown step key", ["run", "unknown-step-key.yaml"], 'unknown-step-key.yaml:4:5 steps[0].whith: Unknown key "whith"'],
-  ["unknown tool", ["run", "unknown-tool.yaml"], 'unknown-tool.yaml:3:11 steps[0].tool: Unknown tool "ast_edits". Available: ast_edit, ast_grep, edit, exec, resolve, write'],
+  ["unknown tool", ["run", "unknown-tool.yaml"], 'unknown-tool.yaml:3:11 steps[0].tool: Unknown tool "ast_edits". Available: ast_edit, ast_grep, ast_scan, edit, exec, jscodeshift, resolve, write'],
   ["duplicate step id", ["run", "dup-id.yaml"], 'dup-id.yaml:6:9 steps[1].id: Duplicate step id "a" (also steps[0])'],
   ["bad ${{ }} reference", ["run", "bad-ref.yaml"], "bad-ref.yaml:5:29 steps[0].with.path: Unknown reference ${{ vars.sorc }}; defined vars: src"],
   ["unterminated ${{ reference", ["run", "open-ref.yaml"], 'open-ref.yaml:5:29 steps[0].with.path: Unterminated reference in "./${{ vars.src": ${{ needs a closing }}'],
