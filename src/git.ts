@@ -20,12 +20,14 @@ export function insideGitWorkTree(root: string): boolean {
   }
 }
 
-/** stdout of `git <args>` in root, or null when git fails or is missing. */
-export function runGit(root: string, args: string[], timeout = 0): Promise<string | null> {
+/** stdout of `git <args>` in root, or null when git fails, is missing or exceeds `timeout` (killed). */
+export function runGit(root: string, args: string[], timeout?: number): Promise<string | null>;
+export function runGit(root: string, args: string[], timeout: number, encoding: "buffer"): Promise<Buffer | null>;
+export function runGit(root: string, args: string[], timeout = 0, encoding?: "buffer"): Promise<string | Buffer | null> {
   return new Promise((resolve) => {
-    execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer", timeout }, (err, stdout) => {
+    execFile("git", args, { cwd: root, maxBuffer: 512 * 1024 * 1024, encoding: "buffer", timeout, killSignal: "SIGKILL" }, (err, stdout) => {
       if (err) resolve(null);
-      else resolve(stdout.toString("utf8"));
+      else resolve(encoding === "buffer" ? stdout : stdout.toString("utf8"));
     });
   });
 }

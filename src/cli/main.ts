@@ -22,7 +22,34 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   };
   process.on("unhandledRejection", onStray);
   process.on("uncaughtException", onStray);
+  // Last resort against Node's silent exit 13 (a top-level await that never settles): when the
+  // loop runs empty and no wait in tollgate took it up (util/settle.ts counts those), say so.
+  const handled = Symbol.for("tollgate.stuckWaitsHandled");
+  const counter = globalThis as unknown as Record<symbol, number>;
+  let settled = false;
+  process.on("beforeExit", () => {
+    if (settled) return;
+    const seen = counter[handled] ?? 0;
+    setImmediate(() => {
+      if (settled || (counter[handled] ?? 0) !== seen) return;
+      process.stderr.write("tollgate: internal error: the command stopped with work pending that can never finish\n");
+      process.exit(3);
+    });
+  });
   const { main } = await import("./app.js");
   const code = await main(argv);
+  settled = true;
+  // One turn of the loop first: a rejection nobody awaited is reported after the microtasks of
+  // the turn it happened in, which may be this one.
+  await new Promise((resolve) => setImmediate(resolve));
   process.exitCode = stray && code < 3 ? 3 : code;
+  // The command is done: exit with its code whatever timers or handles custom code left behind
+  // (SPEC 8 v1.1), once what was written to stdout and stderr has been handed on.
+  const flushed = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      if (stream.destroyed || !stream.writable) return resolve();
+      stream.write("", () => resolve());
+    });
+  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), new Promise((r) => setTimeout(r, 10_000).unref())]);
+  process.exit();
 }

@@ -32,6 +32,8 @@ export interface ApiHost {
   push: ((action: PendingAction) => void) | undefined;
   /** The run's positional files and shard: pi.files.stage leaves out files outside them. */
   scope?: FileScope;
+  /** Why the calling code may no longer act (its step is over: finished or timed out), if so. */
+  late?: () => string | undefined;
   /** Name of the tool currently executing, for the default sourceToolName of pi.files.stage. */
   currentTool?: () => string | undefined;
 }
@@ -50,6 +52,8 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
     hasUI: false,
     async exec(command, args, options = {}) {
       if (!host.allowExec) throw new Error(EXEC_NOT_ALLOWED);
+      const late = host.late?.();
+      if (late) throw new Error(late);
       const cwd = options.cwd === undefined ? host.cwd : host.workspace.contain(options.cwd).abs;
       return host.exec(command, args, { ...options, cwd });
     },
@@ -80,6 +84,8 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
         const bad = changes.findIndex((c) => !c || typeof c.path !== "string" || (c.content !== null && typeof c.content !== "string"));
         if (bad >= 0) throw new Error(`pi.files.stage: changes[${bad}] needs { path: string, content: string | null }`);
         if (!host.push) throw new Error(STORE_UNAVAILABLE);
+        const late = host.late?.();
+        if (late) throw new Error(late);
         // files.. and --shard restrict every tool (SPEC 5, 7): a change to a file outside them is
         // left out, as ast_edit, edit and write leave such files alone.
         const skipped: string[] = [];

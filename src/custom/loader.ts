@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { bounded } from "../util/settle.js";
+import { kindOf } from "../util/regular.js";
 import { TypeGuard } from "@sinclair/typebox";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -98,6 +100,9 @@ function isToolShape(value: unknown): value is Tool {
  * Loads one custom tool module (.ts/.mts/.js/.mjs, no build step) and calls its default-export
  * factory with `pi`. Throws ToolLoadError with the exact seed messages, prefixed by the path.
  */
+/** How long a custom tool module and its factory may take to load. */
+export const LOAD_TIMEOUT_MS = 60_000;
+
 export async function loadCustomToolModule(
   abs: string,
   pi: CustomToolAPI,
@@ -108,9 +113,19 @@ export async function loadCustomToolModule(
   if (ext === ".md" || ext === ".json") throw new ToolLoadError(display, DECLARATIVE_REFUSED);
   if (!LOADABLE.has(ext)) throw new ToolLoadError(display, `Failed to load tool: unsupported file extension "${ext}" (use .ts, .mts, .js or .mjs)`);
   if (!existsSync(abs)) throw new ToolLoadError(display, `Failed to load tool: file not found`);
+  const st = statSync(abs);
+  if (!st.isFile()) throw new ToolLoadError(display, `Failed to load tool: not a regular file (${kindOf(st)})`);
+  // Loading must end (SPEC 8): a module or factory that never settles is a load error, not a run
+  // that never starts.
+  const settle = <T>(p: Promise<T>, what: string) =>
+    bounded(p, {
+      timeoutMs: LOAD_TIMEOUT_MS,
+      timedOut: () => new Error(`${what} did not settle within ${LOAD_TIMEOUT_MS / 1000} s`),
+      stuck: () => new Error(`${what} can never settle (its promise is pending and nothing is left that could settle it)`),
+    });
   let factory: unknown;
   try {
-    const mod = (await importModule(abs)) as { default?: unknown } | undefined;
+    const mod = (await settle(importModule(abs), "the module")) as { default?: unknown } | undefined;
     factory = mod?.default;
     // jiti may wrap a CommonJS-style default one level deeper.
     if (factory && typeof factory === "object" && typeof (factory as { default?: unknown }).default === "function") {
@@ -122,7 +137,7 @@ export async function loadCustomToolModule(
   if (typeof factory !== "function") throw new ToolLoadError(display, NO_DEFAULT_EXPORT);
   let produced: unknown;
   try {
-    produced = await (factory as CustomToolFactory)(pi);
+    produced = await settle(Promise.resolve((factory as CustomToolFactory)(pi)), "the factory");
   } catch (err) {
     throw new ToolLoadError(display, `Failed to load tool: ${firstLine(messageOf(err))}`);
   }

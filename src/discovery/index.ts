@@ -5,13 +5,14 @@
  * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
  * applied, output sorted. Paths are workspace-relative POSIX paths.
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
 import { insideGitWorkTree, runGit } from "../git.js";
 import { shardOf, type FileScope } from "../scope.js";
 import { containPath, toPosix } from "../workspace/paths.js";
+import { kindOf, readRegularFileSync } from "../util/regular.js";
 
 /** Directory names never entered, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];
@@ -46,7 +47,25 @@ export interface Discovery {
   files: DiscoveredFile[];
   /** How the listing was made. */
   source: "git" | "walk" | "explicit";
+  /**
+   * Files left out that the user should hear of (SPEC 8): FIFOs, devices and sockets (never
+   * read: they block or never end), names that are not valid UTF-8, ignore files not read.
+   */
+  skipped: SkippedEntry[];
 }
+
+export interface SkippedEntry {
+  rel: string;
+  message: string;
+}
+
+/** How long `git ls-files` may take before discovery walks the tree itself (a FIFO .gitignore blocks git). */
+export function gitListTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TOLLGATE_GIT_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? n : 15_000;
+}
+
+const NOT_UTF8_NAME = "its name is not valid UTF-8 (left out: tools work on UTF-8 paths)";
 
 interface ScopeEntry {
   /** Workspace-relative base (file or directory). */
@@ -124,7 +143,7 @@ function resolveScope(root: string, userPath: string | undefined): { entries: Sc
     } else if (st.isDirectory()) {
       entries.push({ base: rel, kind: "dir", ...(glob ? { glob } : {}) });
     } else {
-      throw new ToolError(`Path not found: ${rel}`);
+      throw new ToolError(`Not a regular file: ${rel} is ${kindOf(st)}; only regular files are read`);
     }
   }
   if (entries.length === 0) throw new ToolError(`Path not found: ${raw}`);
@@ -161,13 +180,31 @@ function commonDir(dirs: string[]): string {
   return first.slice(0, n).join("/") || ".";
 }
 
-/** `git ls-files` of the whole root (tracked + untracked-not-ignored), or null outside a work tree. */
-async function gitList(root: string, dirs: string[]): Promise<string[] | null> {
+/**
+ * `git ls-files` of the whole root (tracked + untracked-not-ignored), or null outside a work tree
+ * or when git fails or does not finish in time (then the walk lists the files). Names that are not
+ * valid UTF-8 are reported in `skipped`, not mangled into paths that do not exist.
+ */
+async function gitList(root: string, dirs: string[], skipped: SkippedEntry[]): Promise<string[] | null> {
   if (!insideGitWorkTree(root)) return null; // spares a process spawn outside repositories
   const specs = dirs.includes(".") ? ["."] : dirs;
-  const out = await runGit(root, ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs]);
+  const out = await runGit(root, ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs], gitListTimeoutMs(), "buffer");
   if (out === null) return null;
-  return [...new Set(out.split("\0").filter(Boolean))];
+  const names: string[] = [];
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  for (let i = out.indexOf(0); start < out.length; i = out.indexOf(0, start)) {
+    const end = i === -1 ? out.length : i;
+    const raw = out.subarray(start, end);
+    start = end + 1;
+    if (raw.length === 0) continue;
+    try {
+      names.push(decoder.decode(raw));
+    } catch {
+      skipped.push({ rel: raw.toString("utf8"), message: NOT_UTF8_NAME });
+    }
+  }
+  return [...new Set(names)];
 }
 
 type IgnoreMatcher = { ignores(p: string): boolean };
@@ -177,11 +214,15 @@ async function ignoreFactory(): Promise<() => { add(p: string): IgnoreMatcher }>
   return (mod.default ?? mod) as unknown as () => { add(p: string): IgnoreMatcher };
 }
 
-function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string): IgnoreMatcher | undefined {
+function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string, root: string, skipped: SkippedEntry[]): IgnoreMatcher | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
-  } catch {
+    // never readFileSync: on the main thread a FIFO would block the process, signals included
+    text = readRegularFileSync(file).toString("utf8");
+  } catch (err) {
+    if ((err as { code?: string }).code === "ENOTREG") {
+      skipped.push({ rel: toPosix(path.relative(root, file)), message: `${(err as Error).message}: its ignore rules were not read` });
+    }
     return undefined;
   }
   return make().add(text);
@@ -192,7 +233,7 @@ function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string)
  * `.gitignore` from the root down (`ignore` implements the gitignore rules); ignored
  * directories are pruned, not entered.
  */
-async function walkList(root: string, dirs: string[]): Promise<string[]> {
+async function walkList(root: string, dirs: string[], skipped: SkippedEntry[]): Promise<string[]> {
   const make = await ignoreFactory();
   const out: string[] = [];
   // Matchers of the ancestors of a directory: [dir rel, matcher][]
@@ -202,7 +243,7 @@ async function walkList(root: string, dirs: string[]): Promise<string[]> {
     const segs = rel === "." ? [] : rel.split("/");
     for (let i = 0; i <= segs.length; i++) {
       const dir = i === 0 ? "." : segs.slice(0, i).join("/");
-      const m = readIgnore(make, path.join(root, dir, ".gitignore"));
+      const m = readIgnore(make, path.join(root, dir, ".gitignore"), root, skipped);
       if (m) chain.push([dir, m]);
     }
     return chain;
@@ -223,11 +264,17 @@ async function walkList(root: string, dirs: string[]): Promise<string[]> {
     }
     for (const e of entries) {
       const child = rel === "." ? e.name : `${rel}/${e.name}`;
+      // readdir decodes a name that is not UTF-8 lossily (U+FFFD): such a path does not exist
+      if (e.name.includes("\uFFFD") && lstatSync(path.join(root, child), { throwIfNoEntry: false }) === undefined) {
+        skipped.push({ rel: child, message: NOT_UTF8_NAME });
+        continue;
+      }
       if (e.isDirectory()) {
         if (ALWAYS_SKIPPED_DIRS.includes(e.name) || ignored(chain, child, true)) continue;
-        const m = readIgnore(make, path.join(root, child, ".gitignore"));
+        const m = readIgnore(make, path.join(root, child, ".gitignore"), root, skipped);
         walk(child, m ? [...chain, [child, m]] : chain);
-      } else if (e.isFile()) {
+      } else if (e.isFile() || e.isFIFO() || e.isCharacterDevice() || e.isBlockDevice() || e.isSocket()) {
+        // non-regular files are listed here and reported as skipped below
         if (!ignored(chain, child, false)) out.push(child);
       }
     }
@@ -277,6 +324,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
 
   let listed: string[];
   let source: Discovery["source"];
+  const skipped: SkippedEntry[] = [];
   const scopeFiles = options.scope?.files;
   if (scopeFiles !== undefined) {
     source = "explicit";
@@ -295,13 +343,14 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     const dirs = dirEntries.map((e) => e.base);
     let fromDirs: string[] = [];
     if (dirs.length > 0) {
-      const git = await gitList(root, dirs);
+      const git = await gitList(root, dirs, skipped);
       if (git !== null) {
         source = "git";
         fromDirs = git;
       } else {
         source = "walk";
-        fromDirs = await walkList(root, dirs);
+        skipped.length = 0;
+        fromDirs = await walkList(root, dirs, skipped);
       }
     } else {
       source = "explicit";
@@ -330,9 +379,14 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     } catch {
       continue;
     }
+    if (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice() || st.isSocket()) {
+      skipped.push({ rel, message: `${kindOf(st)}, not a regular file: never read` });
+      continue;
+    }
     if (!st.isFile()) continue; // symlinks are not followed, directories (submodules) skipped
     files.push({ rel, abs, size: st.size });
   }
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return { scopePath, baseDir, singleFile, files, source: source! };
+  skipped.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return { scopePath, baseDir, singleFile, files, source: source!, skipped };
 }

@@ -22,11 +22,15 @@ export interface Recipe {
   name?: string;
   description?: string;
   resolve: "end" | "step";
+  /** Milliseconds an action's apply may take (SPEC 8 v1.1; default 10 minutes). */
+  applyTimeout: number;
   tools: string[]; // absolute module paths
   vars: Record<string, VarValue>;
   steps: RecipeStep[];
   located: LocatedDocument;
 }
+
+export const DEFAULT_APPLY_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Reads and checks a recipe's own shape. Step tools and `with` are checked by `checkSteps`. */
 export async function readRecipe(file: string, displayName = file): Promise<{ recipe: Omit<Recipe, "steps">; raw: RecipeFile }> {
@@ -58,6 +62,7 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
       ...(raw.name !== undefined ? { name: raw.name } : {}),
       ...(raw.description !== undefined ? { description: raw.description } : {}),
       resolve: raw.resolve ?? "end",
+      applyTimeout: raw.applyTimeout ?? DEFAULT_APPLY_TIMEOUT_MS,
       // The same module named twice (./t.ts, t.ts) is loaded once, as the seed drops duplicates by resolved path.
       tools: [...new Set((raw.tools ?? []).map((t) => path.resolve(dir, t)))],
       vars: { ...(raw.vars ?? {}) },

@@ -28,6 +28,9 @@ export const RecipeSchema = Type.Object(
         default: "end",
       }),
     ),
+    applyTimeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Milliseconds an action's apply may take before it fails (default 600000: 10 minutes)" }),
+    ),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Custom tool modules, relative to the recipe" })),
     vars: Type.Optional(
       Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_-]*$" }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {

@@ -27,6 +27,8 @@ export interface ResolutionContext {
   workspace: Workspace;
   policy: Policy;
   forceDryRun: boolean;
+  /** The recipe's `applyTimeout`: an action's apply that takes longer fails (and is rolled back). */
+  applyTimeoutMs?: number;
   /** What forced dry-run, recorded as the deciding rule: "--dry-run", "--check" or "plan". */
   forcedBy?: string;
   approvals: ApprovalSources;
@@ -215,7 +217,11 @@ export async function resolvePending(
     ctx.session.lastPopped = undefined;
     // Everything an apply writes through the workspace is one unit: rolled back if it fails.
     const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction() : undefined;
-    const call = await ctx.session.call("resolve", verdict.params, stepId);
+    const call = await ctx.session.call("resolve", verdict.params, stepId, {
+      ...(verdict.params.action === "apply" ? { timeoutMs: ctx.applyTimeoutMs } : {}),
+      what: `The ${verdict.params.action} of ${top.meta?.id ?? "an action"}`,
+      timeoutMessage: `The apply of ${top.meta?.id ?? "an action"} timed out after ${ctx.applyTimeoutMs} ms (recipe applyTimeout)`,
+    });
     const ended = await tx?.end(call.result.isError ? (call.error ?? new Error(joinText(call.result))) : undefined);
     if (ended?.error && ended.error !== call.error) {
       // The failure changed on the way out (stale after partial writes, a failed rollback/commit).

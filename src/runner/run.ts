@@ -155,6 +155,7 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
     allowExec: effectivePolicy.allow.exec,
     logger,
     push: (a) => session.pushPendingAction(a),
+    late: () => session.lateReason(),
     scope: host.scope,
     currentTool: () => currentTool,
   });
@@ -218,19 +219,6 @@ function stepRecord(record: ToolCallRecord): StepRecord {
   };
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number | undefined, what: string): Promise<T> {
-  if (!ms) return promise;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Runs a prepared recipe: steps in order, resolution points, one report. Holds the workspace lock
  * (not for a dry-run, which writes nothing) and refuses to start while an unrecovered journal is
@@ -266,6 +254,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     workspace,
     policy,
     forceDryRun,
+    applyTimeoutMs: recipe.applyTimeout,
     // The reason says what the user asked for: `--check`, `plan`, or `--dry-run`.
     forcedBy: options.command === "plan" ? "plan" : options.check ? "--check" : "--dry-run",
     approvals: {
@@ -337,18 +326,8 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
       await stepPoint(index, step.id);
       continue;
     }
-    const record = await withTimeout(session.call(step.tool, step.with, step.id), step.timeout, `Step ${step.id}`).catch(
-      (err: Error): ToolCallRecord => ({
-        toolCallId: "timeout",
-        stepId: step.id,
-        tool: step.tool,
-        params: step.with,
-        result: { content: [{ type: "text", text: err.message }], details: {}, isError: true },
-        pushed: [],
-        startedAt: now(),
-        durationMs: step.timeout ?? 0,
-      }),
-    );
+    // A timeout, or a call that can never settle, is an error result of the call itself (SPEC 8).
+    const record = await session.call(step.tool, step.with, step.id, { timeoutMs: step.timeout });
     const rec = stepRecord(record);
     steps.push(rec);
     options.onStepEnd?.(rec, step.index, total);

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Value, type ValueError } from "@sinclair/typebox/value";
 import { ToolError, messageOf } from "../errors.js";
 import { sha256 } from "../util/hash.js";
+import { bounded } from "../util/settle.js";
 import { createResolveTool } from "./resolve.js";
 import { PendingActionStore } from "./store.js";
 import { joinText, type AgentToolResult, type PendingAction, type Tool, type ToolCallResult } from "./types.js";
@@ -27,6 +29,24 @@ export type SessionEvent =
   /** A tool's progress report (its `onUpdate` calls), for live progress displays. */
   | { type: "update"; toolCallId: string; stepId: string; partial: AgentToolResult }
   | { type: "call_end"; record: ToolCallRecord };
+
+/** One tool call as the code it runs sees it (through AsyncLocalStorage, timers and promises included). */
+interface CallState {
+  stepId: string;
+  toolCallId: string;
+  pushed: PendingAction[];
+  /** Set when the call is over: finished, timed out or stuck. */
+  ended?: string;
+}
+
+export interface CallOptions {
+  /** Fail the call after this long (a step's `timeout`, the recipe's `applyTimeout`). */
+  timeoutMs?: number | undefined;
+  /** The error text on timeout, e.g. `Step x timed out after 500 ms`. */
+  timeoutMessage?: string;
+  /** What the call is, for the never-settles message: `Step x`, `The apply of x#1`. */
+  what?: string;
+}
 
 export interface SessionOptions {
   cwd: string;
@@ -79,7 +99,8 @@ export class Session {
   readonly #listeners = new Set<(event: SessionEvent) => void>();
   readonly #pushCounts = new Map<string, number>();
   #callCounter = 0;
-  #current: { stepId: string; toolCallId: string; pushed: PendingAction[] } | undefined;
+  #current: CallState | undefined;
+  readonly #calls = new AsyncLocalStorage<CallState>();
   #state: "idle" | "active" | "ended";
   /** The action the last `resolve` call popped (even when its callback threw). */
   lastPopped: PendingAction | undefined;
@@ -122,34 +143,65 @@ export class Session {
    */
   pushPendingAction(action: PendingAction): void {
     if (this.#state !== "active") throw new Error(STORE_UNAVAILABLE);
-    const stepId = this.#current?.stepId ?? this.records.at(-1)?.stepId ?? "session";
-    const toolCallId = this.#current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
+    const late = this.lateReason();
+    if (late) throw new Error(late);
+    // The call whose code is pushing (a timer of an earlier call is refused above, never
+    // attributed to the call running now).
+    const current = this.#calls.getStore() ?? this.#current;
+    const stepId = current?.stepId ?? this.records.at(-1)?.stepId ?? "session";
+    const toolCallId = current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
     const n = (this.#pushCounts.get(stepId) ?? 0) + 1;
     this.#pushCounts.set(stepId, n);
     action.meta = { id: `${stepId}#${action.key ?? n}`, stepId, toolCallId, fingerprint: fingerprintOf(action) };
-    this.#current?.pushed.push(action);
+    current?.pushed.push(action);
     this.store.push(action);
     this.#emit({ type: "action_pushed", action });
   }
 
-  /** Runs one tool call to completion. Never throws for tool failures. */
-  async call(toolName: string, params: unknown, stepId: string): Promise<ToolCallRecord> {
+  /**
+   * Why code running now must not act (stage, push): it belongs to a tool call that is over —
+   * finished, timed out or stuck (SPEC 8: whatever a step does after its timeout is refused).
+   */
+  lateReason(): string | undefined {
+    const state = this.#calls.getStore();
+    if (!state?.ended) return undefined;
+    return `Refused: step ${state.stepId} is over (${state.ended}); what it does afterwards is not accepted`;
+  }
+
+  /**
+   * Runs one tool call to completion, or until `options.timeoutMs`, or until it is clear the call
+   * can never settle (the event loop ran empty while it was pending). Never throws for tool
+   * failures: those, the timeout and the stuck call are error results.
+   */
+  async call(toolName: string, params: unknown, stepId: string, options: CallOptions = {}): Promise<ToolCallRecord> {
     const toolCallId = `call_${++this.#callCounter}`;
     const startedAt = this.#now();
     const pushed: PendingAction[] = [];
-    this.#current = { stepId, toolCallId, pushed };
+    const state: CallState = { stepId, toolCallId, pushed };
+    this.#current = state;
     this.#emit({ type: "call_start", toolCallId, stepId, tool: toolName, params });
     let result: ToolCallResult;
     let error: unknown;
     let failed = false;
+    const what = options.what ?? `Step ${stepId}`;
     try {
-      result = normalizeResult(await this.#execute(toolName, params, toolCallId, stepId));
+      const running = this.#calls.run(state, () => this.#execute(toolName, params, toolCallId, stepId));
+      result = normalizeResult(
+        await bounded(running, {
+          timeoutMs: options.timeoutMs,
+          timedOut: () => new ToolError(options.timeoutMessage ?? `${what} timed out after ${options.timeoutMs} ms`),
+          stuck: () => new ToolError(`${what} can never finish: its promise is pending and nothing is left that could settle it (no timer, no I/O)`),
+        }),
+      );
+      state.ended = "finished";
     } catch (err) {
       failed = true;
       error = err;
+      state.ended = err instanceof ToolError && /timed out|can never finish/.test(err.message) ? err.message : "finished with an error";
       result = { content: [{ type: "text", text: messageOf(err) }], details: {}, isError: true };
     } finally {
-      this.#current = undefined;
+      state.ended ??= "finished";
+      if (this.#current === state) this.#current = undefined;
     }
     for (const action of pushed) {
       if (!action.meta) continue;

@@ -54,6 +54,19 @@ function outputText(line: string, result: ExecResult, timeout: number | undefine
   return parts.join("\n");
 }
 
+/**
+ * A failed command's text: the first line says why on its own (the CLI shows only that line per
+ * step), e.g. `$ no-such-cmd a failed: exit code 127 (command not found: no-such-cmd (ENOENT))`.
+ */
+function failureText(line: string, result: ExecResult, timeout: number | undefined, signal?: AbortSignal): string {
+  const why = signal?.aborted ? "interrupted" : timeout !== undefined ? `timeout ${timeout} ms` : "";
+  const lastErr = result.stderr.trim().split("\n").at(-1) ?? "";
+  const head = result.killed
+    ? `$ ${line} failed: killed${why ? ` (${why})` : ""}`
+    : `$ ${line} failed: exit code ${result.code}${lastErr ? ` (${lastErr.slice(0, 200)})` : ""}`;
+  return `${head}\n${outputText(line, result, timeout, signal)}`;
+}
+
 export function createExecTool(host: ToolHost): Tool<typeof execParameters, ExecDetails> {
   return {
     name: "exec",
@@ -89,16 +102,16 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
           details: base,
           async apply() {
             const result = await run();
+            if (result.code !== 0 || result.killed) throw new Error(`Command failed: ${failureText(line, result, params.timeout)}`);
             const text = outputText(line, result, params.timeout);
-            if (result.code !== 0 || result.killed) throw new Error(`Command failed: ${text}`);
             return textResult(text, { ...base, code: result.code, killed: result.killed, stdout: result.stdout, stderr: result.stderr });
           },
         });
         return textResult(`Staged: ${line}${cwdRel !== "." ? ` (in ${cwdRel})` : ""}\nIt runs when this pending action is resolved with apply.`, base);
       }
       const result = await run(signal);
+      if (result.code !== 0 || result.killed) throw new ToolError(failureText(line, result, params.timeout, signal));
       const text = outputText(line, result, params.timeout, signal);
-      if (result.code !== 0 || result.killed) throw new ToolError(text);
       return textResult(text, { ...base, code: result.code, killed: result.killed, stdout: result.stdout, stderr: result.stderr });
     },
   };

@@ -8,6 +8,7 @@ import { sha256 } from "../util/hash.js";
 import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
 import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { globMatcher } from "./glob.js";
+import { readRegularFile } from "../util/regular.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 import { EditLedger, applyEdits, diffEdit, editsReproduce } from "./rebase.js";
 
@@ -31,7 +32,8 @@ export interface WorkspaceFs {
 }
 
 export const nodeWorkspaceFs: WorkspaceFs = {
-  readFile: (abs) => nodeFs.readFile(abs),
+  // Regular files only (SPEC 8): a FIFO would block the read, a device never end it.
+  readFile: (abs) => readRegularFile(abs),
   stat: (abs) => nodeFs.stat(abs),
   async writeNew(abs, data, options = {}) {
     const handle = await nodeFs.open(abs, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, options.mode ?? 0o666);
@@ -216,6 +218,7 @@ export class Workspace {
       const code = errnoOf(err);
       if (code === "EISDIR") throw new Error(`Not a file: ${rel} is a directory`);
       if (code === "ENOTDIR") throw new Error(`Not a file path: ${rel} (a parent of it is a file)`);
+      if (code === "ENOTREG") throw new Error(`Not a regular file: ${rel} (${messageOf(err)}); only regular files are read`);
       throw err;
     }
     const decoded = decodeText(bytes, this.maxFileBytes);
@@ -601,6 +604,7 @@ export class Workspace {
     } catch (err) {
       if (errnoOf(err) === "ENOENT") return { path: realRel, existed: false };
       if (errnoOf(err) === "EISDIR") throw new Error(`Cannot write ${realRel}: it is a directory`);
+      if (errnoOf(err) === "ENOTREG") throw new Error(`Cannot write ${realRel}: ${messageOf(err)}`);
       throw err;
     }
     const st = await this.fs.stat(real);

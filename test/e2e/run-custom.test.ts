@@ -205,7 +205,7 @@ export default (pi) => ({
 };`,
       "tools/late.ts": `export default (pi) => ({ name: "late", label: "L", description: "d", parameters: pi.typebox.Type.Object({}),
   execute: async () => {
-    process.once("beforeExit", () => {
+    process.once("exit", () => {
       try { pi.pushPendingAction({ label: "Late: after the run", apply: async () => ({ content: [] }) }); process.stderr.write("LATE: pushed\\n"); }
       catch (err) { process.stderr.write("LATE: " + err.message + "\\n"); }
     });

@@ -93,7 +93,7 @@ export const HOSTILE: HostileCase[] = [
   // --- custom tools -------------------------------------------------------------------------
   { name: "tool throws a non-Error value", area: "custom-tool", files: withTool("throw 42;"), args: ["run", "r.yaml"], code: 3, message: /42/ },
   { name: "tool throws undefined", area: "custom-tool", files: withTool("throw undefined;"), args: ["run", "r.yaml"], code: 3, message: /t/ },
-  { name: "tool never resolves (step timeout)", area: "custom-tool", files: withTool("return new Promise(() => {});", "  - tool: t\n    timeout: 500\n    with: {}\n"), args: ["run", "r.yaml"], code: 3, message: /timed out/ },
+  { name: "tool never resolves (step timeout)", area: "custom-tool", files: withTool("return new Promise(() => {});", "  - tool: t\n    timeout: 500\n    with: {}\n"), args: ["run", "r.yaml"], code: 3, message: /can never finish/ },
   { name: "tool returns garbage", area: "custom-tool", files: withTool("return 'nope';"), args: ["run", "r.yaml"], code: 3, message: /invalid result/ },
   { name: "pushPendingAction after the session ended", area: "custom-tool", files: withTool("setTimeout(() => { try { pi.pushPendingAction({ label: 'Late: x', apply: async () => ({ content: [] }) }); } catch (e) { pi.logger?.info?.(String(e)); } }, 0); return { content: [] };"), args: ["run", "r.yaml"], code: 0, message: /^/ },
   { name: "apply throws", area: "custom-tool", files: { ...withTool("pi.pushPendingAction({ label: 'Boom: x', apply: async () => { throw new TypeError('kaboom'); } }); return { content: [] };"), "p.yaml": AUTO }, args: ["run", "r.yaml", "--policy", "p.yaml"], code: 3, message: /kaboom/ },

@@ -180,7 +180,8 @@ export async function executeWithOutputs(
       reporter.pause();
       process.stderr.write(`\ntollgate: ${sig}: stopping after the current action (again to force)\n`);
     },
-    onForce: () => process.stderr.write("tollgate: forced exit; if files were being written, run `tollgate recover`\n"),
+    // Said with the first signal: the second ends the process before anything could be written.
+    onForce: () => process.stderr.write("tollgate: a second signal ends the process at once; if files were being written then, run `tollgate recover`\n"),
   });
   const atPrompt = new AbortController();
   const signals = [interrupts.signal, atPrompt.signal, ...(options.signal ? [options.signal] : [])];

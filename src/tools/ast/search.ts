@@ -193,7 +193,8 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
   const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
   const results = await processFiles(files, job, { signal: input.signal, sizes, progress: progressReporter(input.onUpdate) });
-  const skipped: SearchOutcome["skipped"] = [];
+  // Discovery's own skips (FIFOs, devices, names not UTF-8) are listed with the engine's (SPEC 8).
+  const skipped: SearchOutcome["skipped"] = discovery.skipped.map((s) => ({ path: s.rel, reason: "unreadable" as const, message: s.message }));
   let filesSearched = 0;
   for (const r of results) {
     if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });

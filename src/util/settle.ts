@@ -1,0 +1,47 @@
+/**
+ * Waits for `promise`, bounded two ways (SPEC 8 v1.1: a run ends when its work ends):
+ * - `timeoutMs`: rejects with `timedOut()` after that long;
+ * - always: rejects with `stuck()` when the event loop runs empty while waiting (Node's
+ *   `beforeExit`). Nothing is then left that could ever settle the promise — no timer, no I/O —
+ *   and Node would end the process with exit 13 and no report.
+ * Listeners fire in order, so with several waits pending each is failed in turn; the caller's
+ * continuation puts work back on the loop and the process goes on.
+ */
+/** Counts stuck waits failed here, so the CLI's last-resort check (cli/main.ts) knows the loop will go on. */
+const HANDLED = Symbol.for("tollgate.stuckWaitsHandled");
+
+export function bounded<T>(promise: Promise<T>, options: { timeoutMs?: number | undefined; timedOut: () => Error; stuck: () => Error }): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      process.off("beforeExit", onEmpty);
+    };
+    const onEmpty = () => {
+      done();
+      const counter = globalThis as unknown as Record<symbol, number>;
+      counter[HANDLED] = (counter[HANDLED] ?? 0) + 1;
+      reject(options.stuck());
+    };
+    process.on("beforeExit", onEmpty);
+    if (options.timeoutMs) {
+      timer = setTimeout(() => {
+        done();
+        reject(options.timedOut());
+      }, options.timeoutMs);
+      // Unref'd: the timer itself must not keep the loop alive, or a stuck wait would only end
+      // at its timeout instead of as soon as nothing can settle it.
+      timer.unref();
+    }
+    promise.then(
+      (v) => {
+        done();
+        resolve(v);
+      },
+      (err: unknown) => {
+        done();
+        reject(err);
+      },
+    );
+  });
+}
