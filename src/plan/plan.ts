@@ -96,7 +96,7 @@ const PlanInfoSchema = Type.Object({
   shard: Type.Union([Type.Object({ index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) }), Type.Null()]),
   actions: Type.Array(
     Type.Object({
-      id: Type.String({ pattern: "^.+#[1-9][0-9]*$" }),
+      id: Type.String({ pattern: "^[^#]+#.+$" }),
       fingerprint: Sha,
       label: Type.String(),
       sourceToolName: Type.String(),
@@ -149,7 +149,7 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
  */
 export function checkPlanSteps(plan: PlanInfo, stepIds: ReadonlySet<string>, file: string): void {
   for (const a of plan.actions) {
-    const step = a.id.slice(0, a.id.lastIndexOf("#"));
+    const step = a.id.slice(0, a.id.indexOf("#"));
     if (!stepIds.has(step) && step !== "session") {
       throw new InputError(`${file}: the plan does not match its recipe (action ${a.id}: the recipe has no step "${step}")`);
     }
