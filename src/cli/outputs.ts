@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import path from "node:path";
+import { once } from "node:events";
+import { writeReportJson } from "../report/json.js";
 import { renderSummary } from "../report/markdown.js";
-import { combinePreviews, previewsFor } from "../report/patch.js";
+import { writeCombinedPatch, type Preview } from "../report/patch.js";
 import type { Report } from "../report/types.js";
-import { writeFileAtomicText } from "../report/write.js";
+import { writeFileAtomicStream, writeFileAtomicText } from "../report/write.js";
 
 export interface OutputArgs {
   report?: string;
@@ -12,23 +14,43 @@ export interface OutputArgs {
   format?: "text" | "json" | "github";
 }
 
+/** Writes to a stream, waiting whenever it asks to (stdout into a slow pipe). */
+async function toStream(stream: NodeJS.WritableStream, chunk: string): Promise<void> {
+  if (!stream.write(chunk)) await once(stream, "drain");
+}
+
 /**
  * Writes the CLI's own output files (wherever the user names them, atomically) and machine
- * stdout. `--format github` output is added by the GitHub integration (src/cli/github*), which
- * calls this for the files and adds annotations/outputs itself.
+ * stdout, each assembled piece by piece from the report and the run's spilled diffs: the report
+ * one outcome at a time (stdout's JSON is a copy of the finished file), the patch one file at a
+ * time. `--format github` output is added by the GitHub integration (src/github), which reads
+ * each outcome's diff as it renders it.
  */
-export async function writeOutputs(report: Report, args: OutputArgs, log: (line: string) => void = () => {}): Promise<void> {
-  if (args.report) await writeFileAtomicText(args.report, `${JSON.stringify(report, null, 2)}\n`);
+export async function writeOutputs(
+  report: Report,
+  args: OutputArgs,
+  log: (line: string) => void = () => {},
+  previews: readonly Preview[] = [],
+): Promise<void> {
+  if (args.report) await writeFileAtomicStream(args.report, (write) => writeReportJson(report, write));
   if (args.patch) {
     const root = report.run.cwd;
-    const { patch, skipped } = combinePreviews(previewsFor(report), (p) => readCurrent(path.join(root, p)));
-    for (const s of skipped) log(`tollgate: --patch: ${s.id} left out for ${s.path}: it conflicts with an earlier preview of that file`);
-    await writeFileAtomicText(args.patch, patch);
+    await writeFileAtomicStream(args.patch, (write) =>
+      writeCombinedPatch(previews, (p) => readCurrent(path.join(root, p)), write, (s) =>
+        log(`tollgate: --patch: ${s.id} left out for ${s.path}: it conflicts with an earlier preview of that file`),
+      ),
+    );
   }
   if (args.summary) {
     await writeFileAtomicText(args.summary, renderSummary(report, args.report ? { reportPath: args.report } : {}));
   }
-  if (args.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (args.format === "json") {
+    if (args.report) {
+      for await (const chunk of createReadStream(path.resolve(args.report), { encoding: "utf8" })) await toStream(process.stdout, chunk as string);
+    } else {
+      await writeReportJson(report, (chunk) => toStream(process.stdout, chunk));
+    }
+  }
   if (args.format === "github" || process.env.GITHUB_ACTIONS === "true") {
     const { writeGithub } = await import("../github/index.js");
     await writeGithub(report, {

@@ -112,7 +112,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const long = report.steps.filter((st) => st.resultText.includes("\n"));
   if (long.length > 0) text += "\n#### Step results\n\n";
   for (const st of long) add(textBlock(`${st.id} (${st.tool})`, st.resultText, "text", maxDiff, where), "step result");
-  const withDiffs = report.outcomes.filter((o) => o.diff.length > 0);
+  // files and diff come from the same changes: the filter need not read every diff
+  const withDiffs = report.outcomes.filter((o) => o.files.length > 0 && o.diff.length > 0);
   // A blank line ends the actions table before the heading (GFM renderers differ otherwise).
   if (withDiffs.length > 0) text += "\n### Diffs\n\n";
   for (const o of withDiffs) add(diffBlock(o, maxDiff, where), "diff");

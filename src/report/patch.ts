@@ -1,68 +1,91 @@
-import { applyPatch, structuredPatch } from "diff";
-import type { FileChange } from "../session/types.js";
-import { gitDiff } from "../workspace/diff.js";
-import type { Report } from "./types.js";
+import { applyPatch, parsePatch } from "diff";
+import type { ChangeKind, TextEdit } from "../session/types.js";
+import { sha256 } from "../util/hash.js";
+import { applyEdits } from "../workspace/change.js";
+import { fileDiff } from "../workspace/diff.js";
 
-/** An unapplied preview (dry-run, pending-approval) with its exact file changes. */
-export interface Preview {
-  id: string;
-  changes: ReadonlyArray<Pick<FileChange, "path" | "before" | "after">>;
+/** One file of an unapplied preview: what it was staged against, and how it changes it. */
+export interface PreviewFile {
+  path: string;
+  kind: ChangeKind;
+  beforeSha256: string | null;
+  /** Exact edits against the text whose hash is `beforeSha256`, when known. */
+  edits?: readonly TextEdit[];
+  /** This file's unified diff (read when the file moved since staging, to fit it as a patch). */
+  diff: { text(): string };
 }
 
-export interface CombinedPatch {
-  patch: string;
-  /** Changes left out because they no longer fit the file after the previews before them. */
-  skipped: Array<{ id: string; path: string }>;
+/** An unapplied preview (dry-run, pending-approval), in push order. */
+export interface Preview {
+  id: string;
+  files: readonly PreviewFile[];
+}
+
+/**
+ * The new text of one file after a preview, or false when the preview cannot be fitted. A file
+ * still as staged takes the change exactly; one that moved (an earlier preview of the same
+ * file, or a write since) gets the diff re-applied as a patch (independent hunks compose;
+ * context may differ, removed lines must match).
+ */
+function fit(text: string | null, file: PreviewFile): string | null | false {
+  const asStaged = (text === null ? null : sha256(text)) === file.beforeSha256;
+  if (asStaged) {
+    if (file.kind === "deleted") return null;
+    if (file.edits) return applyEdits(text ?? "", file.edits) ?? false;
+    const [patch] = parsePatch(file.diff.text());
+    return patch ? applyPatch(text ?? "", patch) : false;
+  }
+  if (text === null || file.kind !== "modified") return false;
+  const [patch] = parsePatch(file.diff.text());
+  return patch ? applyPatch(text, patch, { fuzzFactor: 2 }) : false;
 }
 
 /**
  * One git patch for all unapplied previews, against the files as they are after the run (what
- * the user has on disk, so `git apply` works there). Previews are combined per file in push
- * order: a change staged against the same text is taken as is, one staged against an older text
- * is re-applied as a patch (independent hunks compose; context may differ, removed lines must match); a change that cannot be fitted is left
- * out and listed in `skipped`, so the patch always applies.
+ * the user has on disk, so `git apply` works there), written piece by piece: previews are
+ * combined per file in push order, one file's texts in hand at a time. A change that cannot be
+ * fitted is left out and reported to `onSkipped`, so the patch always applies.
  */
-export function combinePreviews(previews: readonly Preview[], current: (path: string) => string | null): CombinedPatch {
-  const byPath = new Map<string, Array<{ id: string; change: Preview["changes"][number] }>>();
+export async function writeCombinedPatch(
+  previews: readonly Preview[],
+  current: (path: string) => string | null,
+  write: (chunk: string) => Promise<void> | void,
+  onSkipped: (skipped: { id: string; path: string }) => void = () => {},
+): Promise<void> {
+  const byPath = new Map<string, Array<{ id: string; file: PreviewFile }>>();
   for (const p of previews) {
-    for (const change of p.changes) {
-      const list = byPath.get(change.path) ?? [];
-      list.push({ id: p.id, change });
-      byPath.set(change.path, list);
+    for (const file of p.files) {
+      const list = byPath.get(file.path) ?? [];
+      list.push({ id: p.id, file });
+      byPath.set(file.path, list);
     }
   }
-  const skipped: CombinedPatch["skipped"] = [];
-  const out: Array<{ path: string; before: string | null; after: string | null }> = [];
+  let first = true;
   for (const path of [...byPath.keys()].sort()) {
     const base = current(path);
+    const entries = byPath.get(path)!;
     let text = base;
-    for (const { id, change } of byPath.get(path)!) {
-      if (change.before === text) {
-        text = change.after;
-        continue;
-      }
-      if (text !== null && change.before !== null && change.after !== null) {
-        const next = applyPatch(text, structuredPatch(path, path, change.before, change.after, undefined, undefined, { context: 3 }), { fuzzFactor: 2 });
-        if (next !== false) {
-          text = next;
-          continue;
-        }
-      }
-      skipped.push({ id, path });
+    for (const { id, file } of entries) {
+      const next = fit(text, file);
+      if (next === false) onSkipped({ id, path });
+      else text = next;
     }
-    if (text !== base) out.push({ path, before: base, after: text });
+    if (text === base) continue;
+    // One preview taken exactly: its edits say where the file changed (a windowed diff).
+    const only = entries.length === 1 ? entries[0]!.file : undefined;
+    const edits = only?.edits && base !== null && text !== null && sha256(base) === only.beforeSha256 ? only.edits : undefined;
+    await write(`${first ? "" : "\n"}${fileDiff({ path, before: base, after: text, edits }).text}`);
+    first = false;
   }
-  return { patch: gitDiff(out), skipped };
 }
 
-// The previews of a report, kept beside it (not in the JSON: they hold whole file texts) so every
-// command that runs executeRun and writeOutputs gets `--patch` without passing them around.
-const previewsOf = new WeakMap<Report, Preview[]>();
-
-export function attachPreviews(report: Report, previews: Preview[]): void {
-  previewsOf.set(report, previews);
-}
-
-export function previewsFor(report: Report): Preview[] {
-  return previewsOf.get(report) ?? [];
+/** The same patch as one string (tests, small runs). */
+export async function combinePreviews(
+  previews: readonly Preview[],
+  current: (path: string) => string | null,
+): Promise<{ patch: string; skipped: Array<{ id: string; path: string }> }> {
+  let patch = "";
+  const skipped: Array<{ id: string; path: string }> = [];
+  await writeCombinedPatch(previews, current, (chunk) => void (patch += chunk), (s) => skipped.push(s));
+  return { patch, skipped };
 }

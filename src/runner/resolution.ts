@@ -2,9 +2,9 @@ import { BlockedError, StaleError, messageOf } from "../errors.js";
 import { decide, factsOf, type Policy } from "../policy/policy.js";
 import type { Session } from "../session/session.js";
 import type { ResolveParams } from "../session/resolve.js";
-import { joinText, type PendingAction } from "../session/types.js";
+import { joinText, type FileChange, type PendingAction } from "../session/types.js";
 import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
-import { changeKind, gitDiff, lineStats } from "../workspace/diff.js";
+import { gitDiff } from "../workspace/diff.js";
 import type { Workspace } from "../workspace/workspace.js";
 
 export type ApprovalAnswer = "y" | "n" | "a" | "d" | "q";
@@ -37,8 +37,6 @@ export interface ResolutionContext {
   planGate?: (action: PendingAction) => { outcome: "stale" | "discard"; reason: string } | { approved: Approval } | undefined;
   /** Called with every outcome as it is recorded. */
   onOutcome?: (record: OutcomeRecord) => void;
-  /** Every resolved action with its record, in resolution order (the runner builds `--patch` from it). */
-  resolved?: Array<{ action: PendingAction; record: OutcomeRecord }>;
   /** Aborted on SIGINT/SIGTERM: nothing more is applied; the rest is discarded as interrupted. */
   signal?: AbortSignal;
 }
@@ -58,19 +56,18 @@ interface Verdict {
   outcome: Outcome;
 }
 
-export function fileStats(action: PendingAction): { files: ReportFile[]; diff: string } {
-  const changes = action.written ?? action.changes ?? [];
-  return {
-    files: changes.map((c) => ({
-      path: c.path,
-      change: changeKind(c),
-      ...lineStats(c),
-      beforeSha256: c.beforeSha256,
-      afterSha256: c.afterSha256,
-    })),
-    diff: gitDiff(changes),
-  };
+export function reportFiles(changes: readonly FileChange[]): ReportFile[] {
+  return changes.map((c) => ({
+    path: c.path,
+    change: c.kind,
+    additions: c.additions,
+    deletions: c.deletions,
+    beforeSha256: c.beforeSha256,
+    afterSha256: c.afterSha256,
+  }));
 }
+
+
 
 function blockedBy(action: PendingAction, workspace: Workspace): string | undefined {
   if (!action.changes) return undefined;
@@ -164,7 +161,7 @@ async function verdictFor(
       if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
       if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
       if (ctx.approvals.prompt && !state.stopAsking) {
-        const answer = await ctx.approvals.prompt(action, { diff: fileStats(action).diff, remaining });
+        const answer = await ctx.approvals.prompt(action, { diff: gitDiff(action.changes ?? []), remaining });
         if (ctx.signal?.aborted) return leave("discarded", "interrupted");
         if (answer === "a") state.applyAll = true;
         if (answer === "q") state.stopAsking = true;
@@ -203,18 +200,29 @@ function failureOutcome(error: unknown): Outcome {
  * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
  * recipe resolve step, which resolves only the top action.
  */
+/** One resolve call's result as the runner keeps it: the action it consumed and its record. */
+export interface Resolved {
+  action: PendingAction;
+  record: OutcomeRecord;
+  /** The action's file changes as written (applied) or as staged. */
+  changes: readonly FileChange[];
+}
+
 export async function resolvePending(
   ctx: ResolutionContext,
   state: PromptState,
   stepId: string,
   requested?: ResolveParams,
-): Promise<OutcomeRecord[]> {
-  const records: OutcomeRecord[] = [];
+): Promise<Resolved[]> {
+  const out: Resolved[] = [];
   while (ctx.session.store.hasPending) {
     const top = ctx.session.store.peek()!;
     const verdict = await verdictFor(top, ctx, state, requested, ctx.session.store.count);
+    // resolve pops synchronously when called, so the action it consumes is the top seen here;
+    // one pushed while the verdict was awaited (a prompt) is decided for first.
+    if (ctx.session.store.peek() !== top) continue;
+    const action = top;
     const started = ctx.now();
-    ctx.session.lastPopped = undefined;
     // Everything an apply writes through the workspace is one unit: rolled back if it fails.
     const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction() : undefined;
     const call = await ctx.session.call("resolve", verdict.params, stepId, {
@@ -228,10 +236,9 @@ export async function resolvePending(
       call.error = ended.error;
       call.result = { ...call.result, isError: true, content: [{ type: "text", text: messageOf(ended.error) }] };
     }
-    const action = ctx.session.lastPopped ?? top;
     const failed = call.result.isError === true;
     const outcome = failed ? failureOutcome(call.error) : verdict.outcome;
-    const stats = fileStats(action);
+    const changes = ended && ended.written.length > 0 ? ended.written : (action.changes ?? []);
     const record: OutcomeRecord = {
       id: action.meta?.id ?? `${stepId}#?`,
       fingerprint: action.meta?.fingerprint ?? "",
@@ -249,17 +256,21 @@ export async function resolvePending(
       outcome,
       resultText: joinText(call.result),
       details: call.result.details ?? null,
-      ...stats,
+      files: reportFiles(changes),
+      // Read from the spill each time it is asked for (and when the report is serialized), so
+      // the run never holds every action's diff at once.
+      get diff() {
+        return gitDiff(changes);
+      },
       // Stale and blocked are failures (exit 3) also when decided before apply was called (a
       // protected path, a fingerprint that changed since the plan): error says why in both cases.
       error: failed ? joinText(call.result) : outcome === "stale" || outcome === "blocked" ? verdict.params.reason : null,
       ...(failed && (call.error as { rolledBack?: boolean } | undefined)?.rolledBack ? { rolledBack: true } : {}),
       durationMs: ctx.now() - started,
     };
-    records.push(record);
-    ctx.resolved?.push({ action, record });
+    out.push({ action, record, changes });
     ctx.onOutcome?.(record);
     if (requested) break;
   }
-  return records;
+  return out;
 }

@@ -11,7 +11,9 @@ import { applyVarOverrides, checkSteps, readRecipe, type Recipe } from "../recip
 import { locate } from "../recipe/yaml.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import { buildReport } from "../report/build.js";
-import { attachPreviews } from "../report/patch.js";
+import type { Preview } from "../report/patch.js";
+import { fileSpill } from "../spill/store.js";
+import { ensureStateDirSync } from "../workspace/journal.js";
 import { Session, type ToolCallRecord } from "../session/session.js";
 import type { PendingAction, Tool } from "../session/types.js";
 import { joinText } from "../session/types.js";
@@ -20,7 +22,8 @@ import type { ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
 import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
 import { startRun } from "../workspace/recover.js";
-import { resolvePending, type ApprovalSources, type PromptState, type ResolutionContext } from "./resolution.js";
+import { resolvePending, type ApprovalSources, type PromptState, type Resolved, type ResolutionContext } from "./resolution.js";
+import type { ResolveParams } from "../session/resolve.js";
 import { relativeInside } from "../util/inside.js";
 
 export interface RunOptions {
@@ -60,6 +63,13 @@ export interface RunOptions {
 export interface RunResult {
   report: Report;
   exitCode: number;
+  /** Unapplied previews (dry-run, pending-approval) with file changes, in push order: `--patch`. */
+  previews: Preview[];
+  /**
+   * Removes the run's spill file. The report's diffs are read from it: serialize (or copy)
+   * what is needed first. `runRecipe` does this for library callers.
+   */
+  dispose(): void;
 }
 
 export interface PreparedRun {
@@ -124,6 +134,9 @@ export async function prepareRun(options: RunOptions): Promise<PreparedRun> {
 
   const workspace = new Workspace({
     root: cwd,
+    // Diffs of staged changes wait on disk, in the workspace's state directory, until the
+    // outputs are assembled.
+    spill: fileSpill(() => [path.join(ensureStateDirSync(cwd), "tmp")]),
     protect: effectivePolicy.protect,
     atomic: Boolean(options.atomic && !options.dryRun && !options.check),
     ...(options.fs ? { fs: options.fs } : {}),
@@ -267,7 +280,13 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     ...(options.planGate ? { planGate: options.planGate } : {}),
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    resolved: [],
+  };
+  const resolved: Resolved[] = [];
+  const resolve = async (stepId: string, requested?: ResolveParams): Promise<Resolved[]> => {
+    const out = await resolvePending(ctx, state, stepId, requested);
+    resolved.push(...out);
+    outcomes.push(...out.map((r) => r.record));
+    return out;
   };
   const pushOrder = new Map<PendingAction, number>();
   const unsubscribe = session.on((e) => {
@@ -288,7 +307,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   // for it, and resolves what is still pending before the next tool (or at the end).
   const stepPoint = async (index: number, id: string) => {
     if (recipe.resolve !== "step" || recipe.steps[index + 1]?.tool === "resolve") return;
-    outcomes.push(...(await resolvePending(ctx, state, `${id}/resolve`)));
+    await resolve(`${id}/resolve`);
   };
   for (const [index, step] of recipe.steps.entries()) {
     if (options.signal?.aborted) {
@@ -306,9 +325,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
         await stepPoint(index, step.id);
         continue;
       }
-      const resolved = await resolvePending(ctx, state, step.id, requested);
-      outcomes.push(...resolved);
-      const last = resolved[resolved.length - 1]!;
+      const last = (await resolve(step.id, requested)).at(-1)!.record;
       const failed = ["failed", "stale", "blocked"].includes(last.outcome);
       const rec: StepRecord = {
         id: step.id,
@@ -335,7 +352,7 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
   }
   // Every pending action is finalized through resolve, so the stack is empty when a run ends
   // (after an interrupt too: the rest are discarded with reason "interrupted").
-  outcomes.push(...(await resolvePending(ctx, state, "end/resolve")));
+  await resolve("end/resolve");
   if (options.signal?.aborted) interrupted = true;
   const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, steps, interrupted) : null;
   unsubscribe();
@@ -352,14 +369,12 @@ async function executeLocked(prepared: PreparedRun, options: RunOptions): Promis
     git,
   });
   if (atomic) report.run.atomic = atomic;
-  attachPreviews(
-    report,
-    (ctx.resolved ?? [])
-      .filter(({ action, record }) => action.changes && (record.outcome === "dry-run" || record.outcome === "pending-approval"))
-      .sort((a, b) => (pushOrder.get(a.action) ?? 0) - (pushOrder.get(b.action) ?? 0))
-      .map(({ action, record }) => ({ id: record.id, changes: action.changes! })),
-  );
-  return { report, exitCode: report.exitCode };
+  workspace.spill.seal();
+  const previews = resolved
+    .filter(({ action, record }) => action.changes && (record.outcome === "dry-run" || record.outcome === "pending-approval"))
+    .sort((a, b) => (pushOrder.get(a.action) ?? 0) - (pushOrder.get(b.action) ?? 0))
+    .map(({ record, changes }) => ({ id: record.id, files: changes }));
+  return { report, exitCode: report.exitCode, previews, dispose: () => workspace.spill.dispose() };
 }
 
 /**
@@ -404,6 +419,18 @@ async function finishAtomic(
   }
 }
 
+/**
+ * The library's one call: prepare, run, and hand back a report that owns its diffs (they are
+ * read out of the spill before it is removed).
+ */
 export async function runRecipe(options: RunOptions): Promise<RunResult> {
-  return executeRun(await prepareRun(options), options);
+  const result = await executeRun(await prepareRun(options), options);
+  for (const o of result.report.outcomes) Object.defineProperty(o, "diff", { value: o.diff, enumerable: true, writable: true, configurable: true });
+  const previews = result.previews.map((p) => ({ ...p, files: p.files.map((f) => ({ ...f, diff: memoryText(f.diff.text()) })) }));
+  result.dispose();
+  return { ...result, previews, dispose: () => {} };
+}
+
+function memoryText(text: string): { bytes: number; text(): string } {
+  return { bytes: Buffer.byteLength(text), text: () => text };
 }

@@ -102,15 +102,13 @@ export class Session {
   #current: CallState | undefined;
   readonly #calls = new AsyncLocalStorage<CallState>();
   #state: "idle" | "active" | "ended";
-  /** The action the last `resolve` call popped (even when its callback threw). */
-  lastPopped: PendingAction | undefined;
 
   constructor(options: SessionOptions) {
     this.cwd = options.cwd;
     this.#now = options.now ?? Date.now;
     this.signal = options.signal;
     this.#state = options.active === false ? "idle" : "active";
-    this.register(createResolveTool(this.store, (a) => (this.lastPopped = a)));
+    this.register(createResolveTool(this.store));
   }
 
   get active(): boolean {

@@ -22,35 +22,67 @@ export interface ToolCallResult extends AgentToolResult {
 
 export type ToolUpdateCallback = (partial: AgentToolResult) => void;
 
-/**
- * One staged change to one file. `before`/`after` are the exact file texts (BOM and line endings
- * included); `null` means "absent" (create when before is null, delete when after is null).
- */
-export interface FileChange {
-  path: string; // workspace-relative, POSIX separators
-  before: string | null;
-  after: string | null;
-  beforeSha256: string | null;
-  afterSha256: string | null;
-  /**
-   * Called at apply time when the file's sha256 no longer equals `beforeSha256`. Returns the
-   * text to write if the change still holds on the current text (ast_edit/edit re-run their
-   * edits and compare), or `undefined` when it does not: the action is then `stale`.
-   */
-  rebase?: (current: string) => string | undefined;
-  /**
-   * Optional hint: non-overlapping edits, sorted, with offsets into `before`, that turn `before`
-   * into `after`. Diffs then compare only the lines around them instead of whole texts. A
-   * hint that does not reproduce `after` is ignored.
-   */
-  edits?: readonly TextEdit[];
-}
-
-/** Replace `before.slice(start, end)` with `text`. */
+/** Replace `before.slice(start, end)` with `text` (offsets are JS string indices into the before text). */
 export interface TextEdit {
   start: number;
   end: number;
   text: string;
+}
+
+/** Text kept outside the heap (a run's spill file): read back on demand, one piece at a time. */
+export interface Spilled {
+  /** UTF-8 size of the text. */
+  readonly bytes: number;
+  text(): string;
+}
+
+export type ChangeKind = "modified" | "created" | "deleted";
+
+/**
+ * One staged change to one file, as a pending action holds it: what the file must be (its
+ * sha256, `null` when it must not exist) and the edits that turn it into the new content. No
+ * whole texts: apply re-reads the file, checks the hash and applies the edits; the diff was
+ * computed once at staging and spilled.
+ */
+export interface FileChange {
+  path: string; // workspace-relative, POSIX separators
+  kind: ChangeKind;
+  beforeSha256: string | null;
+  afterSha256: string | null;
+  /**
+   * Sorted, non-overlapping edits against the before text. A create is one edit at 0; a delete
+   * has none (`kind` says so).
+   */
+  edits: readonly TextEdit[];
+  additions: number;
+  deletions: number;
+  /**
+   * Staged as explicit edits (stageEdits, or stage with edits): on a file this run has written
+   * since, the edits are moved over those writes (workspace/rebase.ts) before `rebase` is tried.
+   */
+  movable?: boolean;
+  /** This file's part of the action's git-style unified diff. */
+  diff: Spilled;
+  /**
+   * Called at apply time when the file's sha256 no longer equals `beforeSha256`. Returns the
+   * edits to apply to the current text if the change still holds on it (ast_edit/edit re-run
+   * their edits and compare), or `undefined` when it does not: the action is then `stale`.
+   */
+  rebase?: (current: string) => readonly TextEdit[] | undefined;
+}
+
+/**
+ * What a producer stages for one file (the narrow staging API, `workspace.stageEdits`): the
+ * path, the sha256 the file has now (`null`: it does not exist yet), and the edits against that
+ * text (`null`: delete the file).
+ */
+export interface EditRequest {
+  path: string;
+  beforeSha256: string | null;
+  edits: readonly TextEdit[] | null;
+  /** The file's current text when the producer has it (saves a read; checked against the hash). */
+  text?: string;
+  rebase?: FileChange["rebase"];
 }
 
 /**
@@ -64,9 +96,7 @@ export interface PendingAction {
   reject?(reason: string): Promise<AgentToolResult | undefined>;
   details?: unknown;
   /** Set by producers that stage file changes through the workspace (built-ins, pi.files). */
-  changes?: FileChange[];
-  /** The changes as actually written (after rebasing), set by a successful apply. */
-  written?: FileChange[];
+  changes?: readonly FileChange[];
   /**
    * A name for the action, unique within its step, used instead of the push order in its id
    * (`<step-id>#<key>`): ast_scan uses the rule id, so an id does not move when another rule

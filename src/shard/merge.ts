@@ -1,6 +1,6 @@
-import { applyPatch, parsePatch } from "diff";
+import { formatPatch, parsePatch } from "diff";
 import { InputError } from "../errors.js";
-import type { Preview } from "../report/patch.js";
+import type { Preview, PreviewFile } from "../report/patch.js";
 import { sha256 } from "../util/hash.js";
 import { summarize } from "../report/build.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
@@ -127,9 +127,9 @@ export function mergeReports(inputs: ShardReport[]): Report & { merged: MergeInf
 }
 
 /**
- * Unapplied previews of a merged report, rebuilt from its diffs against the files on disk (the
- * shard reports hold diffs, not whole texts), so `merge-reports --patch` writes one patch. A
- * file that is not as the shard saw it (sha256 differs) is left out and returned in `skipped`.
+ * Unapplied previews of a merged report, from its diffs (the shard reports hold diffs, not whole
+ * texts), so `merge-reports --patch` writes one patch. A file that is not as the shard saw it
+ * (sha256 differs) is left out and returned in `skipped`. Files are read one at a time.
  */
 export function rebuildPreviews(report: Report, read: (path: string) => string | null): { previews: Preview[]; skipped: string[] } {
   const previews: Preview[] = [];
@@ -137,16 +137,18 @@ export function rebuildPreviews(report: Report, read: (path: string) => string |
   for (const o of report.outcomes) {
     if (o.outcome !== "dry-run" && o.outcome !== "pending-approval") continue;
     const patches = parsePatch(o.diff);
-    const changes: Preview["changes"][number][] = [];
+    const files: PreviewFile[] = [];
     o.files.forEach((f, i) => {
-      const before = read(f.path);
       const patch = patches[i];
-      const ok = (before === null ? null : sha256(before)) === f.beforeSha256 && patch !== undefined;
-      const after = !ok ? false : f.change === "deleted" ? null : applyPatch(before ?? "", patch);
-      if (after === false) skipped.push(f.path);
-      else changes.push({ path: f.path, before, after });
+      const before = read(f.path);
+      if (patch === undefined || (before === null ? null : sha256(before)) !== f.beforeSha256) {
+        skipped.push(f.path);
+        return;
+      }
+      const text = formatPatch(patch);
+      files.push({ path: f.path, kind: f.change, beforeSha256: f.beforeSha256, diff: { text: () => text } });
     });
-    if (changes.length > 0) previews.push({ id: o.id, changes });
+    if (files.length > 0) previews.push({ id: o.id, files });
   }
   return { previews, skipped };
 }

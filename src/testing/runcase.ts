@@ -88,7 +88,7 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
   try {
     await copyInput(testCase.inputDir, ws);
     if (testCase.git) await initGit(ws, ctx.exec);
-    const { prepareRun, executeRun } = await import("../runner/run.js");
+    const { runRecipe } = await import("../runner/run.js");
     const options: RunOptions = {
       recipePath: ctx.recipe,
       cwd: ws,
@@ -99,10 +99,7 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
       exec: ctx.exec,
       displayBase: ctx.displayBase,
     };
-    const run = async () => {
-      const prepared = await prepareRun(options);
-      return (await executeRun(prepared, options)).report;
-    };
+    const run = async () => (await runRecipe(options)).report;
     const first = await run();
     const scrub = pathScrubber([
       [ws, "<workspace>"],

@@ -1,9 +1,9 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, FileChange, Tool } from "../session/types.js";
+import type { AgentToolResult, TextEdit, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
-import { sha256 } from "../workspace/text.js";
+import { applyEdits, editBetween } from "../workspace/change.js";
 import type { ToolHost } from "./host.js";
 import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
@@ -135,6 +135,12 @@ function makeRebase(
       return undefined;
     }
   };
+}
+
+/** The top-level replacements as edits (nested ones are inside them), or the one edit between the texts. */
+function editsOf(plan: FilePlan): TextEdit[] {
+  const edits = plan.matches.filter((m) => m.depth === 0).map((m) => ({ start: m.start, end: m.end, text: m.replacement }));
+  return applyEdits(plan.text, edits) === plan.after ? edits : editBetween(plan.text, plan.after);
 }
 
 export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters, AstEditDetails> {
@@ -284,15 +290,22 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const actionDetails = { ...details };
       details.changes = changeDetails;
 
-      const changes: FileChange[] = plans.map((p) => ({
-        path: p.rel,
-        before: p.text,
-        after: p.after,
-        beforeSha256: p.sha256,
-        afterSha256: sha256(p.after),
-        edits: p.matches.filter((m) => m.depth === 0).map((m) => ({ start: m.start, end: m.end, text: m.replacement })),
-        rebase: makeRebase(p, pats, outs, captures, allCaptures, sel, search.prefilter),
-      }));
+      // Staged as edits against the previewed text: the action keeps no whole texts.
+      const changes = await host.workspace.stageEdits(
+        plans.map((p) => {
+          const rebase = makeRebase(p, pats, outs, captures, allCaptures, sel, search.prefilter);
+          return {
+            path: p.rel,
+            beforeSha256: p.sha256,
+            text: p.text,
+            edits: editsOf(p),
+            rebase: (current: string) => {
+              const after = rebase(current);
+              return after === undefined ? undefined : editBetween(current, after);
+            },
+          };
+        }),
+      );
       const label = `AST Edit: ${replacementsLabel(total, plans.length)}`;
       const appliedText = `Applied ${replacementsLabel(total, plans.length)}.`;
       host.push(

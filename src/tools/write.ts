@@ -50,7 +50,7 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
         return textResult(`No changes: ${rel} already has this content`, { path: rel, change: "unchanged", bytes });
       }
       const change = changes[0]!;
-      const kind = change.before === null ? "created" : "modified";
+      const kind = change.kind === "created" ? "created" : "modified";
       const label = `Write: ${kind === "created" ? "create" : "overwrite"} ${rel}`;
       host.push(
         createFileAction(host.workspace, {

@@ -5,18 +5,19 @@ import type { Workspace } from "./workspace.js";
 export interface FileActionInput {
   label: string;
   sourceToolName: string;
-  changes: FileChange[];
+  changes: readonly FileChange[];
   details?: unknown;
   replacements?: number;
   /** See PendingAction.key. */
   key?: string;
   /** Text of a successful apply; defaults to "" so resolve falls back to `Applied: <label>.` */
-  appliedText?: (written: FileChange[]) => string;
+  appliedText?: (written: readonly FileChange[]) => string;
 }
 
 /**
  * A pending action whose apply writes exactly the staged changes through the workspace
  * (stale-checked, journaled, atomic). Shared by every built-in producer and `pi.files.stage`.
+ * What was written is the workspace transaction's record, not a field set on the action.
  */
 export function createFileAction(workspace: Workspace, input: FileActionInput): PendingAction {
   const action: PendingAction = {
@@ -27,8 +28,8 @@ export function createFileAction(workspace: Workspace, input: FileActionInput): 
     ...(input.replacements !== undefined ? { replacements: input.replacements } : {}),
     ...(input.key !== undefined ? { key: input.key } : {}),
     async apply(): Promise<AgentToolResult> {
+      // The id names this action when a later change overlaps what it wrote (rebase.ts).
       const written = await workspace.apply(input.changes, { owner: action.meta?.id });
-      action.written = written;
       return textResult(input.appliedText?.(written) ?? "", { files: written.map((c) => c.path) });
     },
   };

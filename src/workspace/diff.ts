@@ -1,35 +1,28 @@
 import { formatPatch, structuredPatch } from "diff";
-import type { FileChange, TextEdit } from "../session/types.js";
+import type { ChangeKind, FileChange, TextEdit } from "../session/types.js";
 import { lastAtOrBefore, lineStarts } from "./text.js";
 
-export type ChangeKind = "modified" | "created" | "deleted";
+export type { ChangeKind };
 
-export function changeKind(change: Pick<FileChange, "before" | "after">): ChangeKind {
-  if (change.before === null) return "created";
-  if (change.after === null) return "deleted";
+export function changeKind(before: string | null, after: string | null): ChangeKind {
+  if (before === null) return "created";
+  if (after === null) return "deleted";
   return "modified";
 }
 
 type Patch = ReturnType<typeof structuredPatch> & { isGit: true; isCreate: boolean; isDelete: boolean };
 
-/**
- * The last patch computed for a change object, reused while its path and texts are the same
- * (the runner asks for the diff and the line stats of the same change: one diff, not two).
- */
-const memo = new WeakMap<object, { path: string; before: string | null; after: string | null; patch: Patch }>();
-
-function patchOf(change: Pick<FileChange, "path" | "before" | "after" | "edits">): Patch {
-  const hit = memo.get(change);
-  if (hit && hit.path === change.path && hit.before === change.before && hit.after === change.after) return hit.patch;
-  const patch = computePatch(change);
-  memo.set(change, { path: change.path, before: change.before, after: change.after, patch });
-  return patch;
-}
-
 const CONTEXT = 3;
 
-function computePatch(change: Pick<FileChange, "path" | "before" | "after" | "edits">): Patch {
-  const kind = changeKind(change);
+interface TextChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+  edits?: readonly TextEdit[] | undefined;
+}
+
+function computePatch(change: TextChange): Patch {
+  const kind = changeKind(change.before, change.after);
   const oldName = kind === "created" ? "/dev/null" : `a/${change.path}`;
   const newName = kind === "deleted" ? "/dev/null" : `b/${change.path}`;
   const windowed =
@@ -89,21 +82,32 @@ function windowedPatch(oldName: string, newName: string, before: string, after: 
   return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks } as ReturnType<typeof structuredPatch>;
 }
 
-/** Git-style unified diff (`git apply` accepts it) for a set of file changes. */
-export function gitDiff(changes: ReadonlyArray<Pick<FileChange, "path" | "before" | "after" | "edits">>): string {
-  if (changes.length === 0) return "";
-  return formatPatch(changes.map(patchOf) as never);
-}
-
-/** Added and removed line counts of one change. */
-export function lineStats(change: Pick<FileChange, "path" | "before" | "after" | "edits">): { additions: number; deletions: number } {
+/** One file's git-style unified diff (`git apply` accepts it) and its added/removed line counts. */
+export function fileDiff(change: TextChange): { text: string; additions: number; deletions: number } {
+  const patch = computePatch(change);
   let additions = 0;
   let deletions = 0;
-  for (const hunk of patchOf(change).hunks) {
+  for (const hunk of patch.hunks) {
     for (const line of hunk.lines) {
       if (line.startsWith("+")) additions++;
       else if (line.startsWith("-")) deletions++;
     }
   }
+  return { text: formatPatch(patch as never), additions, deletions };
+}
+
+/** Git-style unified diff for a set of whole-text changes (files joined as git joins them). */
+export function textDiff(changes: readonly TextChange[]): string {
+  return changes.map((c) => fileDiff(c).text).join("\n");
+}
+
+/** The unified diff of staged changes: their spilled per-file diffs, joined. */
+export function gitDiff(changes: ReadonlyArray<Pick<FileChange, "diff">>): string {
+  return changes.map((c) => c.diff.text()).join("\n");
+}
+
+/** Added and removed line counts of one whole-text change. */
+export function lineStats(change: TextChange): { additions: number; deletions: number } {
+  const { additions, deletions } = fileDiff(change);
   return { additions, deletions };
 }

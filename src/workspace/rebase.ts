@@ -6,7 +6,7 @@
  * one file all apply, and an edit that does overlap names the action whose write it overlaps.
  * Serves any producer that stages explicit edits (FileChange.edits).
  */
-import type { FileChange, TextEdit } from "../session/types.js";
+import type { TextEdit } from "../session/types.js";
 
 export interface WrittenChange {
   beforeSha256: string;
@@ -39,7 +39,7 @@ export function diffEdit(before: string, after: string): TextEdit[] {
 }
 
 /** Whether `edits` turn `before` into `after` (they are a hint that may be wrong). */
-export function editsReproduce(change: Pick<FileChange, "before" | "after" | "edits">): boolean {
+export function editsReproduce(change: { before: string | null; after: string | null; edits?: readonly TextEdit[] | undefined }): boolean {
   if (!change.edits || change.before === null || change.after === null) return false;
   let pos = 0;
   for (const e of change.edits) {

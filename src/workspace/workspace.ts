@@ -2,7 +2,9 @@ import * as nodeFs from "node:fs/promises";
 import { constants as fsConstants } from "node:fs";
 import path from "node:path";
 import { BlockedError, StaleError, messageOf } from "../errors.js";
-import type { FileChange } from "../session/types.js";
+import type { EditRequest, FileChange, TextEdit } from "../session/types.js";
+import { memorySpill, type SpillStore } from "../spill/store.js";
+import { applyEdits, buildChange, editBetween } from "./change.js";
 import { containPath, isAlwaysProtected, isCaseInsensitiveFs, realRoot, type Contained } from "./paths.js";
 import { sha256 } from "../util/hash.js";
 import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
@@ -10,7 +12,7 @@ import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type Jou
 import { globMatcher } from "./glob.js";
 import { readRegularFile } from "../util/regular.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
-import { EditLedger, applyEdits, diffEdit, editsReproduce } from "./rebase.js";
+import { EditLedger, editsReproduce } from "./rebase.js";
 
 /**
  * The primitive file operations the workspace performs. Injectable, so tests can make the N-th
@@ -70,6 +72,8 @@ export interface WorkspaceOptions {
   restoreAttempts?: number;
   /** fsync the journal before writing (default true; tests may turn it off for speed). */
   durableJournal?: boolean;
+  /** Where staged changes keep their diffs (default: in memory; the runner spills to a file). */
+  spill?: SpillStore;
 }
 
 export interface ReadResult {
@@ -82,9 +86,14 @@ export interface StageInput {
   path: string;
   /** New content; `null` deletes the file. */
   content: string | null;
-  rebase?: FileChange["rebase"];
-  /** Sorted, non-overlapping edits of the current text that give `content` (enables rebasing, rebase.ts). */
-  edits?: FileChange["edits"];
+  /** At apply time, on a file that changed since staging: its new content, or undefined (stale). */
+  rebase?: (current: string) => string | undefined;
+  /**
+   * Sorted, non-overlapping edits of the current text that give `content`: the change may then
+   * be moved over this run's earlier writes of the file (rebase.ts). Ignored when they do not
+   * reproduce `content`.
+   */
+  edits?: readonly TextEdit[];
 }
 
 export interface ApplyOptions {
@@ -97,6 +106,15 @@ export interface ApplyFailure extends Error {
   rolledBack?: boolean;
   /** Rollback itself failed: the journal stays on disk for `tollgate recover`. */
   journalKept?: boolean;
+}
+
+/** One action's writes as a unit; `end` commits them (no error) or rolls them back. */
+export interface ActionTransaction {
+  /**
+   * `written`: the changes the action wrote through the workspace, as written (rebased ones with
+   * their own diffs); empty when it failed or when this transaction joined an outer one.
+   */
+  end(error?: unknown): Promise<{ error?: ApplyFailure; rolledBack: boolean; written: FileChange[] }>;
 }
 
 /** Rolling back failed: the workspace is inconsistent until `tollgate recover` runs. */
@@ -115,6 +133,8 @@ export class RollbackError extends Error implements ApplyFailure {
 class Scope {
   readonly entries = new Map<string, JournalEntry>();
   readonly dirs: string[] = [];
+  /** The changes as written (rebased where the file had moved), in write order. */
+  readonly written: FileChange[] = [];
   wrote = false;
   add(entry: JournalEntry): void {
     if (!this.entries.has(entry.path)) this.entries.set(entry.path, entry);
@@ -126,6 +146,7 @@ class Scope {
     for (const e of other.entries.values()) this.add(e);
     for (const d of other.dirs) this.addDir(d);
     this.wrote ||= other.wrote;
+    this.written.push(...other.written);
   }
 }
 
@@ -163,6 +184,8 @@ export class Workspace {
   readonly fs: WorkspaceFs;
   readonly maxFileBytes: number;
   readonly atomic: boolean;
+  /** Where staged changes keep their diffs. */
+  spill: SpillStore;
   readonly #isProtected: (rel: string) => boolean;
   readonly #restoreAttempts: number;
   readonly #durable: boolean;
@@ -184,6 +207,7 @@ export class Workspace {
     this.fs = options.fs ?? nodeWorkspaceFs;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.atomic = options.atomic ?? false;
+    this.spill = options.spill ?? memorySpill();
     this.#restoreAttempts = Math.max(1, options.restoreAttempts ?? 3);
     this.#durable = options.durableJournal ?? true;
     if (this.atomic) this.#run = new Scope();
@@ -237,8 +261,9 @@ export class Workspace {
   }
 
   /**
-   * Turns intended contents into FileChanges against what is on disk now. Changes that change
-   * nothing are dropped. Protected or escaping paths throw BlockedError at staging time.
+   * Turns intended contents into FileChanges against what is on disk now (whole contents become
+   * the one edit between the texts). Changes that change nothing are dropped. Protected or
+   * escaping paths throw BlockedError at staging time.
    */
   async stage(inputs: StageInput[]): Promise<FileChange[]> {
     const changes: FileChange[] = [];
@@ -252,16 +277,70 @@ export class Workspace {
       }
       const current = await this.readIfExists(rel);
       const before = current?.text ?? null;
-      if (before === input.content) continue;
-      changes.push({
-        path: rel,
-        before,
-        after: input.content,
-        beforeSha256: current?.sha256 ?? null,
-        afterSha256: input.content === null ? null : sha256(input.content),
-        ...(input.rebase ? { rebase: input.rebase } : {}),
-        ...(input.edits ? { edits: input.edits } : {}),
-      });
+      const after = input.content;
+      if (before === after) continue;
+      const given = input.edits && editsReproduce({ before, after, edits: input.edits }) ? input.edits : undefined;
+      const edits = after === null ? [] : before === null ? [{ start: 0, end: 0, text: after }] : (given ?? editBetween(before, after));
+      const rebase = input.rebase;
+      changes.push(
+        buildChange(this.spill, {
+          path: rel,
+          before,
+          beforeSha256: current?.sha256 ?? null,
+          after,
+          edits,
+          ...(given ? { movable: true } : {}),
+          ...(rebase
+            ? {
+                rebase: (text: string) => {
+                  const next = rebase(text);
+                  return next === undefined ? undefined : editBetween(text, next);
+                },
+              }
+            : {}),
+        }),
+      );
+    }
+    return changes;
+  }
+
+  /**
+   * The narrow staging API (ast_edit, ast_scan, jscodeshift, custom producers): a file change is
+   * its path, the sha256 it has now and the edits against that text (`edits: null` deletes).
+   * The file is read unless the producer hands its text (which must be the one the hash is of);
+   * one that no longer has `beforeSha256` is refused (StaleError). Changes that change nothing
+   * are dropped; the diff is computed here, once, and spilled.
+   */
+  async stageEdits(requests: readonly EditRequest[]): Promise<FileChange[]> {
+    const changes: FileChange[] = [];
+    const seen = new Set<string>();
+    for (const req of requests) {
+      const { rel, realRel } = this.contain(req.path);
+      if (seen.has(realRel)) throw new Error(`File staged twice in one action: ${rel}`);
+      seen.add(realRel);
+      let before: string | null;
+      if (req.text !== undefined && req.beforeSha256 !== null) before = req.text;
+      else {
+        const current = await this.readIfExists(rel);
+        if ((current?.sha256 ?? null) !== req.beforeSha256) {
+          throw new StaleError(`Stale: ${rel} changed while it was being staged; nothing was staged`, [rel]);
+        }
+        before = current?.text ?? null;
+      }
+      const after = req.edits === null ? null : applyEdits(before ?? "", req.edits);
+      if (after === undefined) throw new Error(`Edits of ${rel} overlap or lie outside the file`);
+      if (after === before) continue;
+      changes.push(
+        buildChange(this.spill, {
+          path: rel,
+          before,
+          beforeSha256: req.beforeSha256,
+          after,
+          edits: req.edits ?? [],
+          movable: true,
+          ...(req.rebase ? { rebase: req.rebase } : {}),
+        }),
+      );
     }
     return changes;
   }
@@ -278,15 +357,17 @@ export class Workspace {
 
   /**
    * Applies staged changes: checks each file against its staged sha256 (rebasing where the
-   * producer allows), journals the originals, writes atomically, and restores every file if any
-   * write fails (the error then carries `rolledBack: true`). Returns the changes as written.
-   * Throws StaleError naming the files whose change no longer holds; nothing is written then.
-   * Inside `runAction()` the rollback covers everything the action wrote.
+   * producer allows), journals the originals, then writes each file atomically, its new content
+   * made from the original and the edits only when it is written (one file's texts in hand at a
+   * time). Restores every file if any write fails (the error then carries `rolledBack: true`).
+   * Returns the changes as written (a rebased one with its own diff). Throws StaleError naming
+   * the files whose change no longer holds; nothing is written then. Inside an action
+   * (`beginAction()`) the rollback covers everything the action wrote.
    */
   async apply(changes: readonly FileChange[], options: ApplyOptions = {}): Promise<FileChange[]> {
     if (this.#broken) throw new Error(this.#broken);
     this.assertWritable(changes);
-    const plan: Array<{ change: FileChange; real: string; original: JournalEntry }> = [];
+    const plan: Array<{ change: FileChange; real: string; rel: string; original: JournalEntry; edits: readonly TextEdit[] | null; rebased: boolean }> = [];
     const stale: string[] = [];
     const overlapping: string[] = [];
     const seen = new Set<string>();
@@ -296,19 +377,20 @@ export class Workspace {
       seen.add(realRel);
       const original = await this.#snapshot(real, realRel);
       const currentSha = original.existed ? sha256(original.bytes!) : null;
+      const edits = change.kind === "deleted" ? null : change.edits;
       if (currentSha === change.beforeSha256) {
-        plan.push({ change, real, original });
+        plan.push({ change, real, rel, original, edits, rebased: false });
         continue;
       }
-      const own = this.#rebaseOverRun(change, original, rel);
+      const own = this.#rebaseOverRun(change, original);
       if (own && "overlaps" in own) {
         overlapping.push(`${rel} (overlaps ${own.overlaps})`);
         stale.push(rel);
         continue;
       }
-      const rebased = own?.change ?? this.#rebase(change, original);
+      const rebased = own?.edits ?? this.#rebase(change, original);
       if (rebased === undefined) stale.push(rel);
-      else plan.push({ change: rebased, real, original });
+      else plan.push({ change, real, rel, original, edits: rebased, rebased: true });
     }
     if (overlapping.length > 0) {
       const others = stale.filter((p) => !overlapping.some((o) => o.startsWith(`${p} (`)));
@@ -321,50 +403,60 @@ export class Workspace {
     const implicit = this.#scope === undefined;
     const scope = this.#scope ?? new Scope();
     if (implicit) this.#scope = scope;
+    const written: FileChange[] = [];
+    // What the ledger learns once the writes are committed (hashes and edits, no texts).
+    const history: Array<{ path: string; beforeSha256: string; afterSha256: string; edits: readonly TextEdit[] }> = [];
     try {
       for (const step of plan) {
         scope.add(step.original);
-        if (step.change.after !== null) for (const dir of await this.#missingDirs(step.real)) scope.addDir(dir);
+        if (step.edits !== null) for (const dir of await this.#missingDirs(step.real)) scope.addDir(dir);
       }
       await this.#persist();
       scope.wrote = true;
-      for (const step of plan) await this.#write(step.real, step.change.after, step.original.mode);
+      for (const step of plan) {
+        const before = step.original.existed ? this.#textOf(step.original, step.rel) : null;
+        const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
+        if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
+        await this.#write(step.real, after, step.original.mode);
+        const done = step.rebased
+          ? buildChange(this.spill, {
+              path: step.change.path,
+              before,
+              beforeSha256: step.original.existed ? sha256(step.original.bytes!) : null,
+              after,
+              edits: step.edits ?? [],
+            })
+          : step.change;
+        written.push(done);
+        if (step.edits !== null && step.original.existed && done.beforeSha256 !== null && done.afterSha256 !== null) {
+          history.push({ path: step.original.path, beforeSha256: done.beforeSha256, afterSha256: done.afterSha256, edits: step.edits });
+        }
+      }
     } catch (err) {
       if (!implicit) throw err;
       this.#scope = undefined;
       throw await this.#abort(scope, err);
     }
+    scope.written.push(...written);
     if (implicit) {
       this.#scope = undefined;
       await this.#commit(scope);
     }
-    for (const { change, original } of plan) this.#record(change, original, options.owner);
-    return plan.map((p) => p.change);
-  }
-
-  /** Records a written change in the ledger (as its edits, or one edit spanning the difference). */
-  #record(change: FileChange, original: JournalEntry, owner: string | undefined): void {
-    if (!original.existed || change.before === null || change.after === null || change.afterSha256 === null) return;
-    const edits = change.edits && editsReproduce(change) ? change.edits : diffEdit(change.before, change.after);
-    this.ledger.record(original.path, { beforeSha256: sha256(original.bytes!), afterSha256: change.afterSha256, edits, owner });
+    // Later movable changes are rebased over these writes (rebase.ts).
+    for (const h of history) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner: options.owner });
+    return written;
   }
 
   /**
-   * A change with edits, staged against a version of the file this run has since written:
-   * its edits moved over those writes, or the id of the action one of them overlaps. Undefined
-   * when the file changed some other way (the producer's own rebase may still apply).
+   * A movable change staged against a version of the file this run has since written: its
+   * edits moved over those writes, or the id of the action one of them overlaps. Undefined when
+   * the file changed some other way (the producer's own rebase may still apply).
    */
-  #rebaseOverRun(change: FileChange, original: JournalEntry, rel: string): { change: FileChange } | { overlaps: string } | undefined {
-    if (!change.edits || change.before === null || change.beforeSha256 === null || !original.existed || change.after === null) return undefined;
-    if (!editsReproduce(change)) return undefined;
-    const currentSha = sha256(original.bytes!);
-    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, currentSha);
+  #rebaseOverRun(change: FileChange, original: JournalEntry): { edits: readonly TextEdit[] } | { overlaps: string } | undefined {
+    if (!change.movable || change.kind !== "modified" || change.beforeSha256 === null || !original.existed) return undefined;
+    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, sha256(original.bytes!));
     if (!r.ok) return r.overlap ? { overlaps: r.overlap.owner ?? "an action applied earlier in this run" } : undefined;
-    const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
-    if ("problem" in decoded) return undefined;
-    const after = applyEdits(decoded.text, r.edits);
-    void rel;
-    return { change: { ...change, before: decoded.text, beforeSha256: currentSha, after, afterSha256: sha256(after), edits: r.edits } };
+    return { edits: r.edits };
   }
 
   /**
@@ -394,32 +486,32 @@ export class Workspace {
    * A commit can fail too (the journal cannot be removed): the action is then rolled back and
    * that error returned. Nested begins join the outer action.
    */
-  beginAction(): { end(error?: unknown): Promise<{ error?: ApplyFailure; rolledBack: boolean }> } {
+  beginAction(): ActionTransaction {
     if (this.#scope) {
-      return { end: async (error) => (error === undefined ? { rolledBack: false } : { error: toError(error), rolledBack: false }) };
+      return { end: async (error) => (error === undefined ? { rolledBack: false, written: [] } : { error: toError(error), rolledBack: false, written: [] }) };
     }
     if (this.#broken) {
       const broken = this.#broken;
-      return { end: async () => ({ error: new Error(broken), rolledBack: false }) };
+      return { end: async () => ({ error: new Error(broken), rolledBack: false, written: [] }) };
     }
     const scope = new Scope();
     this.#scope = scope;
     let ended = false;
     return {
       end: async (error) => {
-        if (ended) return { rolledBack: false };
+        if (ended) return { rolledBack: false, written: [] };
         ended = true;
         if (this.#scope === scope) this.#scope = undefined;
         if (error !== undefined) {
           const out: ApplyFailure = await this.#abort(scope, error);
-          return { error: out, rolledBack: out.rolledBack === true };
+          return { error: out, rolledBack: out.rolledBack === true, written: [] };
         }
         try {
           await this.#commit(scope);
-          return { rolledBack: false };
+          return { rolledBack: false, written: scope.written };
         } catch (err) {
           const out = toError(err);
-          return { error: out, rolledBack: out.rolledBack === true };
+          return { error: out, rolledBack: out.rolledBack === true, written: [] };
         }
       },
     };
@@ -583,18 +675,22 @@ export class Workspace {
     throw last;
   }
 
-  #rebase(change: FileChange, original: JournalEntry): FileChange | undefined {
-    if (!change.rebase || !original.existed || change.before === null) return undefined;
+  /** Edits that still make the change on the file's current text, or undefined (stale). */
+  #rebase(change: FileChange, original: JournalEntry): readonly TextEdit[] | undefined {
+    if (!change.rebase || !original.existed || change.kind === "created") return undefined;
     const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
     if ("problem" in decoded) return undefined;
-    let after: string | undefined;
     try {
-      after = change.rebase(decoded.text);
+      return change.rebase(decoded.text);
     } catch {
-      after = undefined;
+      return undefined;
     }
-    if (after === undefined) return undefined;
-    return { ...change, before: decoded.text, beforeSha256: sha256(original.bytes!), after, afterSha256: sha256(after) };
+  }
+
+  #textOf(original: JournalEntry, rel: string): string {
+    const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
+    if ("problem" in decoded) throw new Error(`Cannot edit ${rel}: ${describeProblem(decoded.problem)}`);
+    return decoded.text;
   }
 
   async #snapshot(real: string, realRel: string): Promise<JournalEntry> {

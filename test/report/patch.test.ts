@@ -2,8 +2,28 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { combinePreviews } from "../../src/report/patch.js";
+import { combinePreviews, type Preview } from "../../src/report/patch.js";
+import { memorySpill } from "../../src/spill/store.js";
+import { sha256 } from "../../src/util/hash.js";
+import { buildChange, editBetween } from "../../src/workspace/change.js";
 import { gitdir } from "../helpers/testdir.js";
+
+/** A preview as the runner keeps one: edits, hashes and a diff, built from the texts. */
+function preview(id: string, changes: Array<{ path: string; before: string | null; after: string | null }>): Preview {
+  const spill = memorySpill();
+  return {
+    id,
+    files: changes.map((c) =>
+      buildChange(spill, {
+        path: c.path,
+        before: c.before,
+        beforeSha256: c.before === null ? null : sha256(c.before),
+        after: c.after,
+        edits: c.after === null ? [] : c.before === null ? [{ start: 0, end: 0, text: c.after }] : editBetween(c.before, c.after),
+      }),
+    ),
+  };
+}
 
 async function gitApply(dir: string, patch: string, check = true) {
   await writeFile(path.join(dir, "x.patch"), patch);
@@ -14,11 +34,11 @@ describe("combinePreviews (--patch)", () => {
   it("writes create, delete, no trailing newline and non-ASCII names as one patch git applies", async () => {
     const dir = await gitdir({ "gone.txt": "bye\n", "noeol.txt": "a\nb", "ünï cødé.ts": "x\n" });
     const current = (p: string) => ({ "gone.txt": "bye\n", "noeol.txt": "a\nb", "ünï cødé.ts": "x\n" })[p] ?? null;
-    const { patch, skipped } = combinePreviews(
+    const { patch, skipped } = await combinePreviews(
       [
-        { id: "s#1", changes: [{ path: "new/dir/created.txt", before: null, after: "hello\nno newline" }] },
-        { id: "s#2", changes: [{ path: "gone.txt", before: "bye\n", after: null }] },
-        { id: "t#1", changes: [{ path: "noeol.txt", before: "a\nb", after: "a\nc" }, { path: "ünï cødé.ts", before: "x\n", after: "y\n" }] },
+        preview("s#1", [{ path: "new/dir/created.txt", before: null, after: "hello\nno newline" }]),
+        preview("s#2", [{ path: "gone.txt", before: "bye\n", after: null }]),
+        preview("t#1", [{ path: "noeol.txt", before: "a\nb", after: "a\nc" }, { path: "ünï cødé.ts", before: "x\n", after: "y\n" }]),
       ],
       current,
     );
@@ -36,10 +56,10 @@ describe("combinePreviews (--patch)", () => {
     const dir = await gitdir({ "f.txt": original });
     const first = original.replace("line 2\n", "LINE 2\n");
     const second = original.replace("line 17\n", "LINE 17\n");
-    const { patch, skipped } = combinePreviews(
+    const { patch, skipped } = await combinePreviews(
       [
-        { id: "a#1", changes: [{ path: "f.txt", before: original, after: first }] },
-        { id: "b#1", changes: [{ path: "f.txt", before: original, after: second }] },
+        preview("a#1", [{ path: "f.txt", before: original, after: first }]),
+        preview("b#1", [{ path: "f.txt", before: original, after: second }]),
       ],
       () => original,
     );
@@ -50,10 +70,10 @@ describe("combinePreviews (--patch)", () => {
 
   it("a conflicting preview of the same lines is left out and named, the rest still applies", async () => {
     const dir = await gitdir({ "f.txt": "one\n" });
-    const { patch, skipped } = combinePreviews(
+    const { patch, skipped } = await combinePreviews(
       [
-        { id: "a#1", changes: [{ path: "f.txt", before: "one\n", after: "two\n" }] },
-        { id: "b#1", changes: [{ path: "f.txt", before: "one\n", after: "three\n" }] },
+        preview("a#1", [{ path: "f.txt", before: "one\n", after: "two\n" }]),
+        preview("b#1", [{ path: "f.txt", before: "one\n", after: "three\n" }]),
       ],
       () => "one\n",
     );
@@ -62,15 +82,15 @@ describe("combinePreviews (--patch)", () => {
     expect(await readFile(path.join(dir, "f.txt"), "utf8")).toBe("two\n");
   });
 
-  it("is computed against the file as it is now (after applied actions), not the staged original", () => {
-    const { patch } = combinePreviews(
-      [{ id: "a#1", changes: [{ path: "f.txt", before: "a\nb\nc\nd\n", after: "a\nb\nc\nD\n" }] }],
+  it("is computed against the file as it is now (after applied actions), not the staged original", async () => {
+    const { patch } = await combinePreviews(
+      [preview("a#1", [{ path: "f.txt", before: "a\nb\nc\nd\n", after: "a\nb\nc\nD\n" }])],
       () => "A\nb\nc\nd\n",
     );
     expect(patch).toContain("-A\n b\n c\n-d\n+D\n".replace("-A\n", " A\n"));
   });
 
-  it("no previews: an empty patch", () => {
-    expect(combinePreviews([], () => null)).toEqual({ patch: "", skipped: [] });
+  it("no previews: an empty patch", async () => {
+    expect(await combinePreviews([], () => null)).toEqual({ patch: "", skipped: [] });
   });
 });

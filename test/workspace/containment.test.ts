@@ -5,6 +5,7 @@ import { BlockedError } from "../../src/errors.js";
 import { createFileAction } from "../../src/workspace/action.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { cleanupTempDirs, snapshotTree, tempDir, writeTree } from "./helpers.js";
+import type { FileChange } from "../../src/session/types.js";
 
 afterAll(cleanupTempDirs);
 
@@ -76,7 +77,7 @@ describe("containment table", () => {
       await expect(ws.stage([{ path: p, content: "pwned\n" }])).rejects.toBeInstanceOf(BlockedError);
       await expect(ws.read(p)).rejects.toBeInstanceOf(BlockedError);
       // A change forged past staging (a custom tool building FileChanges by hand) is refused too.
-      const forged = [{ path: p, before: null, after: "pwned\n", beforeSha256: null, afterSha256: null }];
+      const forged: FileChange[] = [{ path: p, kind: "created", beforeSha256: null, afterSha256: null, edits: [{ start: 0, end: 0, text: "pwned\n" }], additions: 1, deletions: 0, diff: { bytes: 0, text: () => "" } }];
       await expect(ws.apply(forged)).rejects.toBeInstanceOf(BlockedError);
       const action = createFileAction(ws, { label: "Forged: x", sourceToolName: "custom_tool", changes: forged });
       await expect(action.apply("test")).rejects.toBeInstanceOf(BlockedError);
@@ -89,7 +90,7 @@ describe("containment table", () => {
       const { root } = hostileTree();
       const before = snapshotTree(root);
       const ws = new Workspace({ root, protect: ["vendor/**", "SECRETS/**"], caseInsensitive: true });
-      const forged = [{ path: p, before: null, after: "pwned\n", beforeSha256: null, afterSha256: null }];
+      const forged: FileChange[] = [{ path: p, kind: "created", beforeSha256: null, afterSha256: null, edits: [{ start: 0, end: 0, text: "pwned\n" }], additions: 1, deletions: 0, diff: { bytes: 0, text: () => "" } }];
       await expect(ws.apply(forged)).rejects.toThrow(/protected/);
       await expect(ws.apply(forged)).rejects.toBeInstanceOf(BlockedError);
       expect(snapshotTree(root)).toEqual(before);

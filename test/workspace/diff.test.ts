@@ -5,7 +5,7 @@ import { applyPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TextEdit } from "../../src/session/types.js";
-import { gitDiff, lineStats } from "../../src/workspace/diff.js";
+import { lineStats, textDiff as gitDiff } from "../../src/workspace/diff.js";
 import { gitdir } from "../helpers/testdir.js";
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
+import type { Preview } from "../../report/patch.js";
 import type { OutputArgs } from "../outputs.js";
 
 interface MergeArgs extends OutputArgs {
@@ -22,10 +23,9 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .)" })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
     handler: async (args) => {
-      const [{ asReport, mergeReports, rebuildPreviews }, { writeOutputs }, { attachPreviews }, { existsSync, readFileSync }, path] = await Promise.all([
+      const [{ asReport, mergeReports, rebuildPreviews }, { writeOutputs }, { existsSync, readFileSync }, path] = await Promise.all([
         import("../../shard/merge.js"),
         import("../outputs.js"),
-        import("../../report/patch.js"),
         import("node:fs"),
         import("node:path"),
       ]);
@@ -43,6 +43,7 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
       const merged = mergeReports(inputs);
       const root = args.cwd !== undefined ? path.resolve(args.cwd) : existsSync(merged.run.cwd) ? merged.run.cwd : process.cwd();
       merged.run.cwd = root;
+      let previews: Preview[] = [];
       if (args.patch) {
         const read = (p: string) => {
           try {
@@ -51,9 +52,9 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
             return null;
           }
         };
-        const { previews, skipped } = rebuildPreviews(merged, read);
-        for (const p of skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
-        attachPreviews(merged, previews);
+        const rebuilt = rebuildPreviews(merged, read);
+        for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
+        previews = rebuilt.previews;
       }
       if (merged.merged.missingShards.length > 0) {
         process.stderr.write(`tollgate: shards ${merged.merged.missingShards.join(", ")} of ${merged.merged.shardCount} are missing from the merge\n`);
@@ -63,7 +64,7 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
       const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
       process.stderr.write(`tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
       const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
-      await writeOutputs(merged, { ...args, format });
+      await writeOutputs(merged, { ...args, format }, () => {}, previews);
       setExit(merged.exitCode);
     },
   };

@@ -24,10 +24,11 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
         }) as never,
     handler: async (args) => {
       const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "plan");
-      const [{ loadPolicy, DEFAULT_POLICY }, { decisionRecorder, toPlan }, { writeFileAtomicText }] = await Promise.all([
+      const [{ loadPolicy, DEFAULT_POLICY }, { decisionRecorder, toPlan }, { writeFileAtomicStream }, { writeReportJson }] = await Promise.all([
         import("../../policy/policy.js"),
         import("../../plan/plan.js"),
         import("../../report/write.js"),
+        import("../../report/json.js"),
       ]);
       const loaded = options.policyPath ? await loadPolicy(options.policyPath, args.policy) : DEFAULT_POLICY;
       const recorder = decisionRecorder(options.mode ? { ...loaded, default: options.mode } : loaded);
@@ -37,7 +38,7 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
           { cwd: options.cwd, recipePath: options.recipePath, policyPath: options.policyPath, vars: options.vars ?? [], mode: options.mode },
           recorder.decided,
         );
-        if (args.out) await writeFileAtomicText(args.out, `${JSON.stringify(plan, null, 2)}\n`);
+        if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write));
         else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
         return plan;
       }, (id) => {

@@ -2,7 +2,6 @@ import path from "node:path";
 import type { Argv, CommandModule } from "yargs";
 import { InputError, TollgateError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
-import { attachPreviews, previewsFor } from "../../report/patch.js";
 import type { Report } from "../../report/types.js";
 import type { RunOptions } from "../../runner/run.js";
 import { colorEnabled, colors } from "../../term.js";
@@ -218,15 +217,17 @@ export async function executeWithOutputs(
       throw err;
     });
     restoreStdout(); // the run's user code is done: stdout is the machine output's again
-    const report = finish ? await finish(result.report) : result.report;
-    // --patch reads the previews kept beside the report object: keep them for a finished copy.
-    if (report !== result.report) attachPreviews(report, previewsFor(result.report));
-    reporter.done(report);
-    const [{ nextSteps }, { getArgv }] = await Promise.all([import("../hints.js"), import("../argv.js")]);
-    for (const line of nextSteps(report, getArgv())) process.stderr.write(`${c.yellow(line)}\n`);
-    warnUnmatchedApprovals(options.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
-    await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`));
-    return report.exitCode;
+    try {
+      const report = finish ? await finish(result.report) : result.report;
+      reporter.done(report);
+      const [{ nextSteps }, { getArgv }] = await Promise.all([import("../hints.js"), import("../argv.js")]);
+      for (const line of nextSteps(report, getArgv())) process.stderr.write(`${c.yellow(line)}\n`);
+      warnUnmatchedApprovals(options.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
+      await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`), result.previews);
+      return report.exitCode;
+    } finally {
+      result.dispose();
+    }
   } finally {
     restoreStdout();
     reporter.pause();
