@@ -17,6 +17,7 @@ import type { Napi } from "./langs.js";
 import { ensureLanguages } from "./langs.js";
 import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
 import { regionsFor, statementBoundaries } from "./regions.js";
+import { lastAtOrBefore } from "../../workspace/text.js";
 import type { RawMatch } from "./rewrite.js";
 import { opConfig, traverse, type EngineOp, type Found } from "./traverse.js";
 import { langById } from "./langs.js";
@@ -112,28 +113,39 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
     const { found, errors } = run(0, text.length);
     return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
   };
-  const regions = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
-  if (!regions) return whole();
+  const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
+  if (!cut) return whole();
+  const { regions, boundaries } = cut;
   const found: Found[] = [];
-  let regionErrors = false;
+  const regionErrors: Array<[number, number]> = [];
   for (const [start, end] of regions) {
     const r = run(start, end);
     found.push(...r.found);
-    if (r.errors.length > 0) regionErrors = true;
+    regionErrors.push(...r.errors);
   }
-  if (!regionErrors) return { matches: found.map((f) => f.match), errors: [], regions: regions.length };
+  if (regionErrors.length === 0) return { matches: found.map((f) => f.match), errors: [], regions: regions.length };
   // A region with an error node: the whole parse decides. Where it is clean, its answer is
-  // exact; where it has errors too, a region's clean match that the whole parse lost to error
-  // recovery is added (a real match the CLI misses), and a match bad in one parse but clean in
-  // the other is taken clean.
+  // exact. Where it has errors too, a region's match that the whole parse lacks is added only
+  // if it is a real match the whole parse lost to error recovery: no error node anywhere in
+  // it in its region's parse (not even in a capture), within one top-level statement, and an
+  // error node of the whole parse overlapping it. A match bad in one parse but clean in the
+  // other is taken clean.
   const w = whole();
   const out: MatchResult = { ...w, regions: regions.length, wholeToo: true };
   if (!w.hadErrors) return out;
+  const touches = (errs: ReadonlyArray<[number, number]>, m: RawMatch) => errs.some(([es, ee]) => es < m.end && m.start < ee);
+  const lost = (m: RawMatch) => touches(w.errors, m);
+  const crosses = (m: RawMatch) => boundaries[lastAtOrBefore(boundaries, m.end - 1)]! > m.start;
+  // A whole-parse match holding an error node (in a capture: copied verbatim) that runs across
+  // a top-level statement boundary is error recovery joining statements (effect's
+  // reactivity/Atom.ts: one `!==` expression from line 1411 to 1430), not a node of the file
+  // as written: it rests on the error.
+  for (const m of w.matches) if (!m.bad && lost(m) && crosses(m)) m.bad = true;
   const byKey = new Map(w.matches.map((m) => [key(m), m]));
   for (const { match } of found) {
     const had = byKey.get(key(match));
     if (!had) {
-      if (!match.bad) byKey.set(key(match), match);
+      if (!match.bad && !touches(regionErrors, match) && !crosses(match) && lost(match)) byKey.set(key(match), match);
     } else if (had.bad && !match.bad) byKey.set(key(match), match);
   }
   out.matches = [...byKey.values()].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
@@ -173,13 +185,13 @@ function hitsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | nu
   return hits;
 }
 
-/** The statements to parse instead of the whole text, or null for a whole parse. */
-function regionsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | null {
+/** The statements to parse instead of the whole text (and the boundaries), or null for a whole parse. */
+function regionsOf(text: string, spec: PrefilterSpec): { regions: Array<[number, number]>; boundaries: number[] } | null {
   const hits = hitsOf(text, spec);
   if (!hits || hits.length === 0) return null;
   const boundaries = statementBoundaries(text);
   if (!boundaries) return null;
-  return regionsFor(boundaries, text.length, hits);
+  return { regions: regionsFor(boundaries, text.length, hits), boundaries };
 }
 
 export class FileProcessor {

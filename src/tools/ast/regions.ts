@@ -11,8 +11,8 @@
  * (so ASI cannot join it to the previous statement); a decorator stays with the class it
  * decorates. Brackets are matched by kind on a stack. Whenever the lexer is unsure (a string or
  * regex literal running into a newline, unbalanced or mismatched brackets, an unterminated
- * literal at the end), it gives up and the caller parses the whole file. Regions that touch
- * are merged. The caller also parses the whole file when a region has an ERROR node
+ * literal at the end), it gives up and the caller parses the whole file. Adjacent statements
+ * are parsed apart. The caller also parses the whole file when a region has an ERROR node
  * (engine.ts), so a wrong cut can cost time but not a match.
  */
 
@@ -249,7 +249,10 @@ export function statementBoundaries(text: string): number[] | null {
   return out;
 }
 
-/** Merged [start, end) spans of the statements containing the hits. */
+/**
+ * [start, end) spans of the statements containing the hits, overlapping ones merged. Adjacent
+ * statements stay apart: parsed together, one's error recovery can swallow the other's match.
+ */
 export function regionsFor(boundaries: readonly number[], textLength: number, hits: readonly [number, number][]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const find = (offset: number): number => lastAtOrBefore(boundaries, offset);
@@ -262,7 +265,7 @@ export function regionsFor(boundaries: readonly number[], textLength: number, hi
   const merged: Array<[number, number]> = [];
   for (const s of spans) {
     const last = merged[merged.length - 1];
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1]);
     else merged.push([s[0], s[1]]);
   }
   return merged;
