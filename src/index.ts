@@ -13,6 +13,7 @@ export type {
   StageResult,
   TextContent,
 } from "./custom/types.js";
+export { defineTool } from "./custom/define.js";
 export type { FileChange, PendingAction, TextEdit, Tool, ToolCallResult } from "./session/types.js";
 export { PendingActionStore } from "./session/store.js";
 export { Session, STORE_UNAVAILABLE } from "./session/session.js";
