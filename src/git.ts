@@ -40,3 +40,10 @@ export async function gitState(root: string): Promise<{ head: string | null; dir
   const status = await runGit(root, ["status", "--porcelain", "--untracked-files=no"], 10000);
   return { head: head.trim(), dirty: status === null ? null : status.trim().length > 0 };
 }
+
+/** The work tree's top-level directory (for repository-relative paths), or null outside one. */
+export async function gitTopLevel(root: string): Promise<string | null> {
+  if (!insideGitWorkTree(root)) return null;
+  const out = await runGit(root, ["rev-parse", "--show-toplevel"], 5000);
+  return out === null ? null : out.trim();
+}

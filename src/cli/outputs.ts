@@ -11,6 +11,8 @@ export interface OutputArgs {
   report?: string;
   patch?: string;
   summary?: string;
+  /** `--sarif FILE`: SARIF 2.1.0 for GitHub code scanning (report/sarif.ts). */
+  sarif?: string;
   format?: "text" | "json" | "github";
 }
 
@@ -44,6 +46,17 @@ export async function writeOutputs(
   if (args.summary) {
     await writeFileAtomicText(args.summary, renderSummary(report, args.report ? { reportPath: args.report } : {}));
   }
+  let sarif: { path: string; errorCount: number } | undefined;
+  if (args.sarif) {
+    const { buildSarif } = await import("../report/sarif.js");
+    const { gitTopLevel } = await import("../git.js");
+    const top = await gitTopLevel(report.run.cwd);
+    const rel = top ? path.relative(top, report.run.cwd).split(path.sep).join("/") : "";
+    const built = buildSarif(report, { repoPrefix: rel.startsWith("..") ? "" : rel });
+    if (built.truncated > 0) log(`tollgate: --sarif: ${built.truncated} result(s) left out to stay within GitHub code scanning's limits`);
+    await writeFileAtomicText(args.sarif, `${JSON.stringify(built.log, null, 2)}\n`);
+    sarif = { path: args.sarif, errorCount: built.errorCount };
+  }
   if (args.format === "json") {
     if (args.report) {
       for await (const chunk of createReadStream(path.resolve(args.report), { encoding: "utf8" })) await toStream(process.stdout, chunk as string);
@@ -57,6 +70,7 @@ export async function writeOutputs(
       env: process.env,
       ...(args.format === "github" ? { stdout: process.stdout } : {}),
       ...(args.report ? { reportPath: args.report } : {}),
+      ...(sarif ? { sarif } : {}),
     });
   }
 }

@@ -17,6 +17,8 @@ export interface GithubOptions {
   /** The `--report` path as given, when one is written. */
   reportPath?: string;
   random?: () => string;
+  /** The `--sarif` file as given and its error-level result count (outputs `sarif`, `error-count`). */
+  sarif?: { path: string; errorCount: number };
 }
 
 /**
@@ -44,6 +46,6 @@ export async function writeGithub(report: Report, options: GithubOptions): Promi
   }
   const outputFile = options.env.GITHUB_OUTPUT;
   if (outputFile) {
-    await appendFile(outputFile, renderOutputs(report, { ...(reportPath ? { reportPath } : {}), delimiter: () => `ghadelim_${random()}` }));
+    await appendFile(outputFile, renderOutputs(report, { ...(reportPath ? { reportPath } : {}), ...(options.sarif ? { sarif: { path: path.resolve(options.sarif.path), errorCount: options.sarif.errorCount } } : {}), delimiter: () => `ghadelim_${random()}` }));
   }
 }

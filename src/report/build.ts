@@ -43,7 +43,8 @@ export function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, i
   return 0;
 }
 
-export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check: boolean, interrupted: boolean): Summary {
+/** `shards`: for a merged report, the shard of each entry of a merged step's `details.shards`. */
+export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check: boolean, interrupted: boolean, shards?: ReadonlyArray<number | undefined>): Summary {
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const files = new Set<string>();
   let additions = 0;
@@ -66,7 +67,7 @@ export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check:
     additions,
     deletions,
   };
-  const findings = countFindings(steps, outcomes);
+  const findings = countFindings(steps, outcomes, shards);
   if (findings) Object.assign(partial, { findings });
   return { ...partial, exitCode: exitCodeOf(partial, check, interrupted) };
 }

@@ -31,6 +31,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("report", { type: "string", describe: "Write the JSON report to FILE" })
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+        .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 (findings, unapplied changes) for GitHub code scanning to FILE" })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" })
         .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
         .option("approve-all", { type: "boolean", describe: "Approve every planned action that requires approval" })
@@ -79,7 +80,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         scope: {
           ...(info.files ? { files: info.files } : {}),
           ...(info.shard ? { shard: info.shard } : {}),
-          exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.plan]),
+          exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.plan]),
         },
         approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
         displayBase: process.cwd(),

@@ -20,6 +20,7 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("report", { type: "string", describe: "Write the merged JSON report to FILE" })
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+        .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 for GitHub code scanning to FILE" })
         .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .)" })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
     handler: async (args) => {

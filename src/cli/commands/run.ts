@@ -19,6 +19,7 @@ export interface RunArgs {
   report?: string;
   patch?: string;
   summary?: string;
+  sarif?: string;
   format?: "text" | "json" | "github";
   var?: string[];
   approve?: string[];
@@ -42,6 +43,7 @@ export function runFlags<T>(y: Argv<T>) {
     .option("report", { type: "string", describe: "Write the JSON report to FILE" })
     .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
     .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
+    .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 (findings, unapplied changes) for GitHub code scanning to FILE" })
     .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" })
     .option("var", { type: "string", array: true, describe: "Set a recipe variable: name=value (repeatable)" })
     .option("approve", { type: "string", array: true, describe: "Approve an action by id or fingerprint (repeatable)" })
@@ -117,7 +119,7 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[]; o
     scope: {
       ...(scopeFiles.length > 0 ? { files: scopeFiles } : {}),
       ...(shard ? { shard } : {}),
-      exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.out]),
+      exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
     approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
     displayBase: process.cwd(),
