@@ -1,13 +1,12 @@
 import { Type, type Static } from "@sinclair/typebox";
 import path from "node:path";
-import { InputError, ToolError, formatIssue } from "../errors.js";
+import { InputError, StaleError, ToolError, formatIssue } from "../errors.js";
 import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import type { ToolHost } from "./host.js";
 import { loadRuleSet, type RuleSet } from "./scan/rules.js";
 import { runScan, type Finding } from "./scan/scan.js";
-import { applyEdits } from "../workspace/rebase.js";
 
 export const astScanParameters = Type.Object(
   {
@@ -99,13 +98,16 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       const actions: AstScanDetails["actions"] = [];
       const staged: string[] = [];
       for (const rf of out.fixes) {
-        const changes = await host.workspace.stage(
-          rf.files.map((f) => ({ path: f.path, content: applyEdits(f.text, f.edits), edits: f.edits })),
-        );
+        // The edits against the text each file had when it was scanned; a file changed since
+        // is refused by stageEdits (StaleError).
+        let changes;
+        try {
+          changes = await host.workspace.stageEdits(rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, edits: f.edits })));
+        } catch (err) {
+          if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);
+          throw err;
+        }
         if (changes.length === 0) continue;
-        // The file may have changed between reading and staging: then its edits are not for it.
-        const sound = changes.every((c) => rf.files.some((f) => f.path === c.path && c.beforeSha256 === f.sha256));
-        if (!sound) throw new ToolError(`A file changed while ast_scan ran (rule ${rf.rule.id}); run again`);
         const id = `${ctx.stepId}#${rf.rule.id}`;
         const summary = `${plural(rf.count, "fix", "fixes")} in ${plural(changes.length, "file")}`;
         const label = `AST Scan: ${rf.rule.id}: ${summary}`;

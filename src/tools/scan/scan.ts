@@ -36,9 +36,9 @@ export interface Finding {
   replacement?: { start: Position; end: Position; text: string };
 }
 
+/** A rule's fixes in one file: edits against the text whose hash is `sha256` (no text kept). */
 export interface FileFix {
   path: string;
-  text: string;
   sha256: string;
   edits: Array<{ start: number; end: number; text: string }>;
 }
@@ -149,7 +149,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
       }
       if (edits.length > 0) {
         const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
-        entry.files.push({ path: file.rel, text, sha256: read.sha256, edits });
+        entry.files.push({ path: file.rel, sha256: read.sha256, edits });
         entry.count += edits.length;
         fixes.set(rule, entry);
       }
