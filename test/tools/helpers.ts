@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { silentLogger } from "../../src/logger.js";
+import { applyEdits } from "../../src/workspace/change.js";
 import { createExec } from "../../src/exec.js";
-import type { AgentToolResult, PendingAction, Tool, ToolExecContext } from "../../src/session/types.js";
+import type { AgentToolResult, FileChange, PendingAction, Tool, ToolExecContext } from "../../src/session/types.js";
 import { joinText } from "../../src/session/types.js";
 import type { FileScope, ToolHost } from "../../src/tools/host.js";
 import { builtinTools } from "../../src/tools/index.js";
@@ -34,4 +37,16 @@ export function makeHost(root: string, scope: FileScope = {}, options: { maxFile
       return { text: joinText(result), details: result.details as any, result };
     },
   };
+}
+
+/**
+ * The content a staged change would write (a change keeps edits, not texts): its edits applied
+ * to the file as it is now, which is the text it was staged against until something writes it.
+ */
+export function stagedText(root: string, change: FileChange): string | null {
+  if (change.kind === "deleted") return null;
+  const before = change.kind === "created" ? "" : readFileSync(path.join(root, change.path), "utf8");
+  const after = applyEdits(before, change.edits);
+  if (after === undefined) throw new Error(`edits of ${change.path} do not fit it`);
+  return after;
 }

@@ -15,7 +15,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { cliDefaults } from "../../src/tools/jscodeshift/pool.js";
 import { REPO_ROOT, testdir } from "../helpers/testdir.js";
-import { makeHost } from "./helpers.js";
+import { makeHost, stagedText } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
 const TRANSFORMS = path.join(path.dirname(require.resolve("react-codemod/package.json")), "transforms");
@@ -149,7 +149,7 @@ describe("react-codemod fixtures through the jscodeshift tool", () => {
         path: group.map((c) => c.input).join(","),
         allowErrors: true,
       });
-      const after = new Map((t.actions[before]?.changes ?? []).map((c) => [c.path, c.after!] as const));
+      const after = new Map((t.actions[before]?.changes ?? []).map((c) => [c.path, stagedText(root, c)!] as const));
       const errors = new Map((details.errors as Array<{ path: string; error: string }>).map((e) => [e.path, e.error] as const));
       const skipped = new Set(details.skipped as string[]);
       for (const c of group) {

@@ -7,7 +7,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { gitdir, REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
-import { makeHost } from "./helpers.js";
+import { makeHost, stagedText } from "./helpers.js";
 
 const JSCODESHIFT_CLI = path.join(REPO_ROOT, "node_modules/jscodeshift/bin/jscodeshift.js");
 
@@ -53,7 +53,7 @@ describe("jscodeshift tool", () => {
     expect(t.actions).toHaveLength(1);
     expect(t.actions[0]!.label).toBe("Jscodeshift: ./t.cjs: 2 files");
     expect(t.actions[0]!.sourceToolName).toBe("jscodeshift");
-    expect(t.actions[0]!.changes!.map((c) => c.after)).toEqual(["const baz = 1;\nbaz + baz;\n", "const baz: number = 1;\n"]);
+    expect(t.actions[0]!.changes!.map((c) => stagedText(root, c))).toEqual(["const baz = 1;\nbaz + baz;\n", "const baz: number = 1;\n"]);
     // Nothing written before the action is applied.
     expect(await readFile(path.join(root, "src/a.js"), "utf8")).toBe("const foo = 1;\nfoo + foo;\n");
     await t.actions[0]!.apply("test");
@@ -86,12 +86,12 @@ describe("jscodeshift tool", () => {
     expect(a.text).toMatch(/Stats:\nfiles: 1\nweight: 2/);
     const e = await t.call("jscodeshift", { transform: "esm.mjs", path: "src" });
     expect(e.details.transformParser).toBe("tsx");
-    expect(t.actions[1]!.changes![0]!.after).toBe("const esm = <div />;\n");
+    expect(stagedText(root, t.actions[1]!.changes![0]!)).toBe("const esm = <div />;\n");
     const ts = await t.call("jscodeshift", { transform: "typed.ts", path: "src", parser: "tsx", options: { to: "viaOptions" } });
     expect(ts.details.errors).toEqual([]);
-    expect(t.actions[2]!.changes![0]!.after).toBe("const viaOptions = <div />;\n");
+    expect(stagedText(root, t.actions[2]!.changes![0]!)).toBe("const viaOptions = <div />;\n");
     await t.call("jscodeshift", { transform: "mixed.js", path: "src" });
-    expect(t.actions[3]!.changes![0]!.after).toBe("const mixed = <div />;\n");
+    expect(stagedText(root, t.actions[3]!.changes![0]!)).toBe("const mixed = <div />;\n");
   });
 
   it("a parser the transform exports wins over the step's, as in jscodeshift", async () => {
@@ -104,7 +104,7 @@ describe("jscodeshift tool", () => {
     const { details } = await t.call("jscodeshift", { transform: "flowy.js", path: "src", parser: "babel" });
     expect(details.transformParser).toBe("flow");
     expect(details.errors).toEqual([]);
-    expect(t.actions[0]!.changes![0]!.after).toBe("type T = { b: number };\nconst b: T = { b: 1 };\n");
+    expect(stagedText(root, t.actions[0]!.changes![0]!)).toBe("type T = { b: number };\nconst b: T = { b: 1 };\n");
   });
 
   it("passes the jscodeshift CLI's options and fileInfo exactly as its worker does (oracle: the jscodeshift CLI)", async () => {
