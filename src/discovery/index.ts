@@ -13,6 +13,7 @@ import { insideGitWorkTree, runGit } from "../git.js";
 import { shardOf, type FileScope } from "../scope.js";
 import { containPath, toPosix } from "../workspace/paths.js";
 import { kindOf, readRegularFileSync } from "../util/regular.js";
+import { assertGlobBounded } from "../workspace/glob.js";
 
 /** Directory names never entered, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];
@@ -101,6 +102,11 @@ function isSkippedRel(rel: string): boolean {
 export { shardOf };
 
 function globFilter(glob: string): (rel: string) => boolean {
+  try {
+    assertGlobBounded(glob);
+  } catch (err) {
+    throw new ToolError((err as Error).message);
+  }
   const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
   return (rel) => matcher(rel);
 }

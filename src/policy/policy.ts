@@ -65,10 +65,13 @@ export function parsePolicy(text: string, displayName: string, abs?: string): Po
   const rules = (raw.rules ?? []).map((rule, index) => {
     const m = rule.match ?? {};
     const base: (string | number)[] = ["rules", index, "match"];
-    const tool = m.tool !== undefined ? textGlobMatcher(checked(m.tool, [...base, "tool"])) : undefined;
-    const step = m.step !== undefined ? textGlobMatcher(checked(m.step, [...base, "step"])) : undefined;
-    const label = m.label !== undefined ? textGlobMatcher(checked(m.label, [...base, "label"])) : undefined;
-    const paths = m.paths !== undefined ? globMatcher(m.paths.map((g, i) => checked(g, [...base, "paths", i]))) : undefined;
+    // A glob refused by checked() is reported below with its position; its matcher is never built.
+    const ok = (glob: string, at: (string | number)[]) => checked(glob, at) !== undefined && checkGlob(glob) === undefined;
+    const tool = m.tool !== undefined && ok(m.tool, [...base, "tool"]) ? textGlobMatcher(m.tool) : undefined;
+    const step = m.step !== undefined && ok(m.step, [...base, "step"]) ? textGlobMatcher(m.step) : undefined;
+    const label = m.label !== undefined && ok(m.label, [...base, "label"]) ? textGlobMatcher(m.label) : undefined;
+    const pathsOk = m.paths?.map((g, i) => ok(g, [...base, "paths", i])).every(Boolean);
+    const paths = m.paths !== undefined && pathsOk ? globMatcher(m.paths) : undefined;
     const matches = (a: ActionFacts): boolean => {
       if (tool && !tool(a.sourceToolName)) return false;
       if (step && !step(a.stepId)) return false;

@@ -14,6 +14,61 @@ type Patch = ReturnType<typeof structuredPatch> & { isGit: true; isCreate: boole
 
 const CONTEXT = 3;
 
+/**
+ * Diffs stay near-linear (SPEC 8: never hang): Myers' algorithm costs about (lines of both
+ * texts) × (edit length), quadratic for a file whose every line changed (19 s at 8,000 lines).
+ * The edit length is bounded so that product stays under WORK_BUDGET; past it the diff falls back
+ * to one hunk replacing everything between the common first and last lines (still a valid patch
+ * that `git apply` accepts, only coarser). Deterministic: the bound depends on sizes, not time.
+ */
+const WORK_BUDGET = 2_000_000;
+const MIN_EDIT_LENGTH = 64;
+
+type StructuredPatch = NonNullable<ReturnType<typeof structuredPatch>>;
+
+function linesOf(text: string): string[] {
+  if (text === "") return [];
+  const out = text.split("\n").map((l) => `${l}\n`);
+  if (text.endsWith("\n")) out.pop();
+  else out.push(out.pop()!.slice(0, -1));
+  return out;
+}
+
+/** structuredPatch with bounded work: the exact diff, or one replacement hunk past the bound. */
+export function boundedPatch(oldName: string, newName: string, before: string, after: string): StructuredPatch {
+  const b = linesOf(before);
+  const a = linesOf(after);
+  const maxEditLength = Math.max(MIN_EDIT_LENGTH, Math.floor(WORK_BUDGET / Math.max(1, b.length + a.length)));
+  const exact = structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT, maxEditLength });
+  if (exact) return exact;
+  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: [replacementHunk(b, a)] } as StructuredPatch;
+}
+
+/** One hunk: common context, every old line of the changed middle removed, every new one added. */
+function replacementHunk(b: readonly string[], a: readonly string[]): StructuredPatch["hunks"][number] {
+  let p = 0;
+  while (p < b.length && p < a.length && b[p] === a[p]) p++;
+  let s = 0;
+  while (s < b.length - p && s < a.length - p && b[b.length - 1 - s] === a[a.length - 1 - s]) s++;
+  const from = p - Math.min(p, CONTEXT);
+  const tail = Math.min(s, CONTEXT);
+  const bTo = b.length - s + tail;
+  const aTo = a.length - s + tail;
+  const raw = [
+    ...b.slice(from, p).map((l) => ` ${l}`),
+    ...b.slice(p, b.length - s).map((l) => `-${l}`),
+    ...a.slice(p, a.length - s).map((l) => `+${l}`),
+    ...b.slice(b.length - s, bTo).map((l) => ` ${l}`),
+  ];
+  // as jsdiff does: drop each line's "\n", mark a line without one
+  const lines: string[] = [];
+  for (const l of raw) {
+    if (l.endsWith("\n")) lines.push(l.slice(0, -1));
+    else lines.push(l, "\\ No newline at end of file");
+  }
+  return { oldStart: from + 1, oldLines: bTo - from, newStart: from + 1, newLines: aTo - from, lines };
+}
+
 interface TextChange {
   path: string;
   before: string | null;
@@ -29,7 +84,7 @@ function computePatch(change: TextChange): Patch {
     change.edits && change.edits.length > 0 && change.before !== null && change.after !== null
       ? windowedPatch(oldName, newName, change.before, change.after, change.edits)
       : undefined;
-  const p = windowed ?? structuredPatch(oldName, newName, change.before ?? "", change.after ?? "", undefined, undefined, { context: CONTEXT });
+  const p = windowed ?? boundedPatch(oldName, newName, change.before ?? "", change.after ?? "");
   return { ...p, isGit: true, isCreate: kind === "created", isDelete: kind === "deleted" };
 }
 
@@ -76,7 +131,7 @@ function windowedPatch(oldName: string, newName: string, before: string, after: 
   const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from]!, to < starts.length ? starts[to]! : text.length);
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
   for (const w of windows) {
-    const part = structuredPatch(oldName, newName, slice(before, bStarts, w.b0, w.b1), slice(after, aStarts, w.a0, w.a1), undefined, undefined, { context: CONTEXT });
+    const part = boundedPatch(oldName, newName, slice(before, bStarts, w.b0, w.b1), slice(after, aStarts, w.a0, w.a1));
     for (const h of part.hunks) hunks.push({ ...h, oldStart: h.oldStart + w.b0, newStart: h.newStart + w.a0 });
   }
   return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks } as ReturnType<typeof structuredPatch>;

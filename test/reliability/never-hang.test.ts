@@ -197,3 +197,36 @@ describe("exec never outlives its bounds", () => {
     expect(r.stderr).toContain("$ no-such-cmd-xyz a failed: exit code 127 (command not found: no-such-cmd-xyz (ENOENT))");
   });
 });
+
+describe("work per input is bounded", () => {
+  it("a dry-run write changing every line of a 12,000-line file diffs in near-linear time; the patch applies (was > 30 s)", async () => {
+    const n = 12_000;
+    const before = Array.from({ length: n }, (_, i) => `const value${i} = compute(${i}, "some text here");`).join("\n") + "\n";
+    const after = Array.from({ length: n }, (_, i) => `let other${i} = different(${i * 7}, 'more words');`).join("\n");
+    const dir = project({ "big.ts": before, "after.txt": after, "r.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: big.ts, content: \"${{ vars.after }}\" }\n" });
+    writeFileSync(path.join(dir, "r.yaml"), `version: 1\nsteps:\n  - tool: write\n    with: { path: big.ts, content: ${JSON.stringify(after)} }\n`);
+    const r = await cli(["run", "r.yaml", "--dry-run", "--patch", "p.patch", "--report", "rep.json"], dir, {}, 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.ms).toBeLessThan(25_000);
+    const rep = JSON.parse(readFileSync(path.join(dir, "rep.json"), "utf8"));
+    expect(rep.outcomes[0].files[0]).toMatchObject({ additions: n, deletions: n });
+    await execa("git", ["apply", "p.patch"], { cwd: dir });
+    expect(readFileSync(path.join(dir, "big.ts"), "utf8")).toBe(after);
+  });
+
+  it("a recipe glob with exponential backtracking is refused at once, also under allow: { exec: false, customTools: false }", async () => {
+    const dir = project({
+      [`${"a".repeat(60)}.ts`]: "x\n",
+      "r.yaml": 'version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [x], lang: ts, glob: "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b" }\n',
+      "p.yaml": "version: 1\nallow: { exec: false, customTools: false }\n",
+      "bad-policy.yaml": 'version: 1\nrules:\n  - match: { paths: ["*a*a*a*a*a*a*a*a*b"] }\n    decision: auto-apply\n',
+    });
+    const r = await cli(["run", "r.yaml", "--policy", "p.yaml"], dir);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(r.stderr).toMatch(/is refused: too many wildcards: 15 "\*" in one path segment/);
+    const p = await cli(["run", "r.yaml", "--policy", "bad-policy.yaml"], dir);
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/bad-policy\.yaml:\d+:\d+.*too many wildcards/);
+  });
+});
