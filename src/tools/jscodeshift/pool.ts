@@ -3,7 +3,7 @@
  * the `jscodeshift` tool: nothing here or in jscodeshift is imported at start-up.
  *
  * Contracts:
- * - A bounded number of threads (each holds Babel, recast and the transform, ~60-90 MiB); idle
+ * - A bounded number of threads (defaultThreads: memory bounds it); idle
  *   threads stay for the next step of the run but never keep the process alive (unref).
  * - A thread keeps each transform it loaded (keyed by path, size and mtime), like jscodeshift's
  *   worker keeps its one transform for all its files; a thread that has loaded many distinct
@@ -74,12 +74,17 @@ function workerScript(): string {
   return found;
 }
 
-/** Worker threads by default: one fewer than the CPUs (as jscodeshift's `--cpus`), at most 4. */
+/**
+ * Worker threads by default: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
+ * The main thread only feeds them (it cannot run transforms: the Babel hook must not touch it),
+ * so a thread per CPU keeps every core busy; each thread holds Babel, preset-env, recast, the
+ * transform and a file's AST (~100 MiB), and two keep a run under SPEC 9.1's 300 MiB.
+ */
 export function defaultThreads(): number {
   const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
   if (env !== undefined && env.trim() !== "" && Number.isFinite(Number(env))) return Math.max(1, Math.floor(Number(env)));
   const cpus = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
-  return Math.max(1, Math.min(cpus - 1, 4));
+  return Math.max(1, Math.min(cpus, 2));
 }
 
 const MAX_TRANSFORMS_PER_THREAD = 8;
