@@ -1,10 +1,11 @@
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
-import { ToolError } from "../errors.js";
+import { StaleError, ToolError } from "../errors.js";
 import { discoverFiles } from "../discovery/index.js";
-import type { AgentToolResult, Tool } from "../session/types.js";
+import type { AgentToolResult, EditRequest, FileChange, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
+import { editBetween } from "../workspace/change.js";
 import type { ToolHost } from "./host.js";
 import { resolveTransform } from "./jscodeshift/resolve.js";
 
@@ -123,9 +124,11 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       const files = discovery.files;
       const workers = Math.min(pool.defaultThreads(), Math.max(1, files.length));
 
-      // sha256 of the text each transform saw: staging compares, so a file that changed while
-      // the transform ran is an error rather than a change staged against the wrong text.
-      const shas = new Map<string, string>();
+      // What a changed file keeps until staging is its edit against the text the transform saw
+      // and that text's sha256 (staging checks it: a file changed meanwhile is an error, not a
+      // change staged against the wrong text); texts are held only while their file is in flight.
+      const inFlight = new Map<string, { text: string; sha256: string }>();
+      const requests = new Map<number, EditRequest>();
       const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
       let done = 0;
       let lastUpdate = 0;
@@ -148,13 +151,20 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
             rel: f.rel,
             read: async () => {
               const r = await host.workspace.read(f.rel);
-              shas.set(f.rel, r.sha256);
+              inFlight.set(f.rel, { text: r.text, sha256: r.sha256 });
               return r.text;
             },
           })),
           options,
           workers,
           (index, outcome) => {
+            const rel = files[index]!.rel;
+            const seen = inFlight.get(rel);
+            inFlight.delete(rel);
+            if (outcome.type === "done" && outcome.status === "changed" && seen) {
+              requests.set(index, { path: rel, beforeSha256: seen.sha256, edits: editBetween(seen.text, outcome.output!) });
+              delete outcome.output;
+            }
             outcomes[index] = outcome;
             done++;
             const now = Date.now();
@@ -177,7 +187,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         }
       }
 
-      const changedInputs: Array<{ path: string; content: string }> = [];
+      const changes: FileChange[] = [];
       const errors: JscodeshiftDetails["errors"] = [];
       const reports: JscodeshiftDetails["reports"] = [];
       const unreadable: NonNullable<JscodeshiftDetails["unreadable"]> = [];
@@ -185,6 +195,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       let unchanged = 0;
       let skipped = 0;
       const skippedFiles: string[] = [];
+      const changed: number[] = [];
       files.forEach((f, i) => {
         const o = outcomes[i];
         if (!o) return;
@@ -194,7 +205,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         }
         for (const message of o.reports) reports.push({ path: f.rel, message });
         for (const [name, n] of Object.entries(o.stats)) stats[name] = (stats[name] ?? 0) + n;
-        if (o.status === "changed") changedInputs.push({ path: f.rel, content: o.output! });
+        if (o.status === "changed") changed.push(i);
         else if (o.status === "unchanged") unchanged++;
         else if (o.status === "skip") {
           skipped++;
@@ -202,12 +213,15 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         }
         else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
       });
-      const staged = changedInputs.length > 0 ? await host.workspace.stage(changedInputs) : [];
-      const changes = staged.filter((c) => {
-        if (c.beforeSha256 === shas.get(c.path)) return true;
-        errors.push({ path: c.path, error: "The file changed while the transform ran; run the step again" });
-        return false;
-      });
+      for (const i of changed) {
+        try {
+          changes.push(...(await host.workspace.stageEdits([requests.get(i)!])));
+        } catch (err) {
+          if (!(err instanceof StaleError)) throw err;
+          errors.push({ path: files[i]!.rel, error: "The file changed while the transform ran; run the step again" });
+        }
+      }
+      requests.clear();
       const { jscodeshiftVersion } = pool;
       const details: JscodeshiftDetails = {
         jscodeshift: { version: jscodeshiftVersion() },
@@ -219,7 +233,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         workers,
         filesSearched: files.length,
         filesChanged: changes.length,
-        filesUnchanged: unchanged + (changedInputs.length - changes.length),
+        filesUnchanged: unchanged,
         filesSkipped: skipped,
         changed: changes.map((c) => c.path),
         skipped: skippedFiles,
