@@ -10,11 +10,49 @@ interface TestArgs {
   color?: boolean;
 }
 
+/**
+ * `tollgate test sgconfig.yml`: the ast-grep rule tests of its testConfigs, with ast-grep test's
+ * per-rule lines (`PASS id  ..W`) and verdict names, then the same closing line, `--reporter
+ * json` and exit codes as the recipe tests.
+ */
+async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
+  const { runRuleTests, ruleLine, ruleDetails } = await import("../../testing/rules.js");
+  const { formatIssue } = await import("../../errors.js");
+  const c = colors(colorEnabled(process.stderr, args.color, process.env));
+  let exit = 0;
+  const json: unknown[] = [];
+  for (const config of configs) {
+    const run = await runRuleTests({
+      config,
+      update: Boolean(args.update),
+      ...(args.filter && args.filter.length > 0 ? { filter: args.filter.map(String).join("|") } : {}),
+      displayBase: process.cwd(),
+      onResult: (r) => {
+        const line = ruleLine(r);
+        const painted = line.startsWith("PASS") ? c.green(line) : line.startsWith("FAIL") ? c.red(line) : c.dim(line);
+        process.stderr.write(`${painted}\n`);
+        for (const d of ruleDetails(r)) process.stderr.write(`  ${d}\n`);
+      },
+    });
+    for (const issue of run.issues) process.stderr.write(`${c.red("✗")} ${formatIssue(issue)}\n`);
+    const s = run.summary;
+    const parts = [c.green(`${s.passed} passed`), s.failed > 0 ? c.red(`${s.failed} failed`) : `${s.failed} failed`];
+    if (run.issues.length > 0) parts.push(c.red(`${run.issues.length} invalid`));
+    if (s.updated > 0) parts.push(c.yellow(`${s.updated} updated`));
+    if (s.skipped > 0) parts.push(`${s.skipped} skipped`);
+    process.stderr.write(`${parts.join(", ")}\n`);
+    json.push({ config, summary: s, exitCode: run.exitCode, issues: run.issues.map((i) => ({ ...i, text: formatIssue(i) })), rules: run.results });
+    exit = Math.max(exit, run.exitCode);
+  }
+  if (args.reporter === "json") process.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind: "ast-grep-rule-tests", runs: json, exitCode: exit }, null, 2)}\n`);
+  return exit;
+}
+
 /** `tollgate test`: fixture tests for recipes. Exit 0 all passed, 1 a case failed, 2 invalid fixtures. */
 export function testCommand(setExit: (code: number) => void): CommandModule<object, TestArgs> {
   return {
     command: "test [targets..]",
-    describe: "Run a recipe's fixture tests (__tests__/<case>/input → expected)",
+    describe: "Run a recipe's fixture tests (__tests__/<case>/input → expected), or an sgconfig.yml's ast-grep rule tests",
     builder: (y) =>
       y
         .positional("targets", { type: "string", array: true, describe: "Recipe files or folders to search for __tests__ (default: .)" })
@@ -24,6 +62,12 @@ export function testCommand(setExit: (code: number) => void): CommandModule<obje
         .option("keep", { type: "boolean", describe: "Keep each case's temp workspace and print its path" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
+      const targets0 = (args.targets ?? []).map(String);
+      const { isSgConfig } = await import("../../testing/rules.js");
+      if (targets0.length > 0 && targets0.every(isSgConfig)) {
+        setExit(await ruleTests(targets0, args));
+        return;
+      }
       const [{ runTests }, format, { createExec }] = await Promise.all([
         import("../../testing/suite.js"),
         import("../../testing/format.js"),
