@@ -6,9 +6,7 @@ for (const n of [2000, 4000, 8000, 12000]) {
   const before = Array.from({ length: n }, (_, i) => `const value${i} = compute(${i}, "some text here");`).join("\n") + "\n";
   const after = Array.from({ length: n }, (_, i) => `let other${i} = different(${i * 7}, 'more words');`).join("\n") + "\n";
   const t = Date.now();
-  const d = mod.gitDiff([{ path: "a.ts", before, after }]);
+  const d = mod.fileDiff({ path: "a.ts", before, after });
   const ms = Date.now() - t;
-  const t2 = Date.now();
-  const s = mod.lineStats({ path: "a.ts", before, after });
-  console.log(n, "lines", (before.length/1024).toFixed(0)+"KB", ms, "ms", d.length, "chars", JSON.stringify(s), Date.now()-t2);
+  console.log(`${n} lines (${(before.length / 1024).toFixed(0)} KB): ${ms} ms, ${d.text.length} chars of diff, +${d.additions} -${d.deletions}`);
 }

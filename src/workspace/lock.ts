@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { RunError } from "../errors.js";
 import { STATE_DIR, ensureStateDirSync } from "./journal.js";
+import { readRegularFileSync, type NotRegularFileError } from "../util/regular.js";
 
 export const LOCK_FILE = "lock";
 
@@ -35,10 +36,16 @@ export function isProcessAlive(pid: number): boolean {
 function readLock(file: string): { raw: string; info: LockInfo | null } | null {
   let raw: string;
   try {
-    raw = readFileSync(file, "utf8");
+    // A regular file only: a FIFO planted as the lock would block here, a directory throws EISDIR.
+    raw = readRegularFileSync(file).toString("utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "EISDIR" || code === "ENOTREG") {
+      const what = code === "EISDIR" ? "a directory" : (err as NotRegularFileError).kind;
+      throw new RunError(`${file} is ${what}, not a lock file tollgate wrote; remove it (no run holds it) and run again`);
+    }
+    throw new RunError(`Cannot read the workspace lock ${file}: ${(err as Error).message}`);
   }
   try {
     const info = JSON.parse(raw) as LockInfo;

@@ -160,6 +160,22 @@ export function isTempFileOf(name: string, pid: number): boolean {
   return name.startsWith(".") && name.endsWith(".tmp") && name.includes(`.tollgate-${pid}-`);
 }
 
+function loneSurrogateAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return i;
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) return i;
+  }
+  return -1;
+}
+
 function toError(err: unknown): ApplyFailure {
   return err instanceof Error ? err : new Error(messageOf(err));
 }
@@ -274,6 +290,11 @@ export class Workspace {
       seen.add(realRel);
       if (input.content !== null && typeof input.content !== "string") {
         throw new Error(`Content of ${rel} must be a string (or null to delete)`);
+      }
+      // UTF-8 cannot hold a lone surrogate: written, it would silently become U+FFFD (SPEC 8).
+      const at = input.content === null ? -1 : loneSurrogateAt(input.content);
+      if (at >= 0 && input.content !== null) {
+        throw new Error(`Content of ${rel} is not valid Unicode: a lone surrogate (U+${input.content.charCodeAt(at).toString(16).toUpperCase()}) at offset ${at}; refusing to write it as U+FFFD`);
       }
       const current = await this.readIfExists(rel);
       const before = current?.text ?? null;
