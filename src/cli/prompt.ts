@@ -1,6 +1,7 @@
 import type { ApprovalAnswer, Approver } from "../runner/resolution.js";
 import type { PendingAction } from "../session/types.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
+import { MAX_PROMPT_DIFF_LINES, promptView } from "./prompt-view.js";
 
 /** Interactive only with a person at both ends: stdin and stderr TTYs, and neither CI nor PRE_COMMIT set. */
 export function canPrompt(env: NodeJS.ProcessEnv, io: PromptIO = defaultIO()): boolean {
@@ -21,38 +22,66 @@ const KEYS: readonly ApprovalAnswer[] = ["y", "n", "a", "d", "q"];
 /**
  * The approval prompt (SPEC 4), or undefined when nobody can answer (then nothing ever waits).
  * Shows the coloured diff and reads one key in raw mode: y apply, n leave pending, a apply this
- * and all remaining, d discard, q stop asking. Ctrl-C and end of input count as q; Ctrl-C also
- * calls `onInterrupt` (the run then stops like on SIGINT: raw mode swallows the signal).
+ * and all remaining, d discard, q stop asking. Ctrl-C, a signal (SIGTERM, SIGHUP) and end of input
+ * count as q and stop the run as SIGINT does (Ctrl-C through `onInterrupt`: raw mode swallows the
+ * signal; end of input through `onHangup`).
  */
 export function interactiveApprover(
   env: NodeJS.ProcessEnv,
   c: Colors,
-  options: { io?: PromptIO; onInterrupt?: () => void; beforePrompt?: (action: PendingAction) => void } = {},
+  options: {
+    io?: PromptIO;
+    onInterrupt?: () => void;
+    beforePrompt?: (action: PendingAction) => void;
+    /** The run's interrupt (SIGINT/SIGTERM/SIGHUP): the prompt stops waiting, the run ends like on Ctrl-C. */
+    signal?: AbortSignal;
+    /** The terminal closed while the prompt waited (end of input, EIO): the run stops as on SIGHUP. */
+    onHangup?: () => void;
+    /** The workspace root: diffs are shown against the files as they are now. */
+    root?: string;
+  } = {},
 ): Approver | undefined {
   const io = options.io ?? defaultIO();
   if (!canPrompt(env, io)) return undefined;
   return async (action, info) => {
     options.beforePrompt?.(action);
     const out = io.output;
-    out.write(`\n${c.bold(safeText(action.label))} ${c.dim(`(${action.meta?.id ?? "?"}, ${action.sourceToolName})`)}\n`);
-    out.write(info.diff ? colorDiff(info.diff, c) : `${c.dim("(no file diff: an opaque action)")}\n`);
+    const id = action.meta?.id ?? "?";
+    out.write(`\n${c.bold(safeText(action.label))} ${c.dim(`(${id}, ${action.sourceToolName})`)}\n`);
+    const changes = action.changes ?? [];
+    if (changes.length === 0) out.write(info.diff ? colorDiff(info.diff, c) : `${c.dim("(no file diff: an opaque action)")}\n`);
+    else {
+      const view = promptView(changes, options.root ?? process.cwd());
+      if (view.diff !== undefined) out.write(colorDiff(view.diff, c, MAX_PROMPT_DIFF_LINES));
+      for (const line of view.summary) out.write(`${safeText(line)}\n`);
+      for (const note of view.notes) out.write(`${c.dim(`note: ${safeText(note)}`)}\n`);
+    }
     out.write(
-      `${c.bold("Apply this change?")} ${c.dim(`${info.remaining} pending`)} ` +
+      `${c.bold(`Apply ${safeText(id)}?`)} ${c.dim(`${info.remaining} pending`)} ` +
         `[${c.green("y")}]es [${c.yellow("n")}]o [${c.green("a")}]ll remaining [${c.red("d")}]iscard [q]uit asking: `,
     );
-    const key = await readKey(io.input, options.onInterrupt);
+    const key = await readKey(io.input, options.onInterrupt, options.signal, options.onHangup);
     out.write(`${key}\n`);
     return key;
   };
 }
 
-function readKey(input: NodeJS.ReadStream, onInterrupt?: () => void): Promise<ApprovalAnswer> {
+function readKey(input: NodeJS.ReadStream, onInterrupt?: () => void, signal?: AbortSignal, onHangup?: () => void): Promise<ApprovalAnswer> {
   return new Promise((resolve) => {
     const wasRaw = input.isRaw;
+    let done = false;
     const finish = (key: ApprovalAnswer) => {
+      if (done) return;
+      done = true;
       input.off("data", onData);
       input.off("end", onEnd);
-      input.setRawMode?.(wasRaw);
+      input.off("error", onEnd);
+      signal?.removeEventListener("abort", onAbort);
+      try {
+        input.setRawMode?.(wasRaw);
+      } catch {
+        // the terminal is gone (SIGHUP): nothing to restore
+      }
       input.pause();
       resolve(key);
     };
@@ -66,7 +95,17 @@ function readKey(input: NodeJS.ReadStream, onInterrupt?: () => void): Promise<Ap
         if ((KEYS as readonly string[]).includes(ch)) return finish(ch as ApprovalAnswer);
       }
     };
-    const onEnd = () => finish("q");
+    // End of input or EIO on a terminal: it closed under us (its SIGHUP may come later or never).
+    const onEnd = () => {
+      if (!done) onHangup?.();
+      finish("q");
+    };
+    // A signal while waiting for a key (SIGTERM, the terminal closing) ends the wait: the run
+    // sees its aborted signal and stops as on Ctrl-C (the rest discarded, report written, exit 130).
+    const onAbort = () => finish("q");
+    if (signal?.aborted) return finish("q");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    input.once("error", onEnd); // EIO once the terminal is gone
     input.setRawMode?.(true);
     input.on("data", onData);
     input.once("end", onEnd);

@@ -16,6 +16,9 @@ export interface InterruptHandle {
 
 export const INTERRUPT_EXIT_CODE = 130;
 
+/** SIGHUP (the terminal closed) ends a run like SIGINT and SIGTERM: exit 130, report written, lock released. */
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 export function handleInterrupts(
   options: { onInterrupt?: (sig: NodeJS.Signals) => void; onForce?: (sig: NodeJS.Signals) => void; exit?: (code: number) => void } = {},
 ): InterruptHandle {
@@ -25,8 +28,7 @@ export function handleInterrupts(
     if (received === undefined) {
       received = sig;
       if (!options.exit) {
-        process.off("SIGINT", handler);
-        process.off("SIGTERM", handler);
+        for (const s of SIGNALS) process.off(s, handler);
         options.onForce?.(sig);
       }
       controller.abort(new Error(`Interrupted by ${sig}`));
@@ -36,16 +38,14 @@ export function handleInterrupts(
     options.onForce?.(sig);
     (options.exit ?? process.exit)(INTERRUPT_EXIT_CODE);
   };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
+  for (const s of SIGNALS) process.on(s, handler);
   return {
     signal: controller.signal,
     get received() {
       return received;
     },
     dispose() {
-      process.off("SIGINT", handler);
-      process.off("SIGTERM", handler);
+      for (const s of SIGNALS) process.off(s, handler);
     },
   };
 }

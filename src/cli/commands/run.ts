@@ -178,6 +178,8 @@ export async function executeWithOutputs(
   const { handleInterrupts } = await import("../../workspace/interrupt.js");
   const interrupts = handleInterrupts({
     onInterrupt: (sig) => {
+      // The terminal is gone: what is still written to it must not fail the run's ending.
+      if (sig === "SIGHUP") for (const stream of [process.stderr, process.stdout]) stream.on("error", () => {});
       reporter.pause();
       process.stderr.write(`\ntollgate: ${sig}: stopping after the current action (again to force)\n`);
     },
@@ -191,6 +193,12 @@ export async function executeWithOutputs(
     const prompt = interactiveApprover(env, c, {
       onInterrupt: () => {
         process.stderr.write("\ntollgate: interrupted at the prompt; applying nothing more\n");
+        atPrompt.abort();
+      },
+      signal: interrupts.signal,
+      root: options.cwd,
+      onHangup: () => {
+        for (const stream of [process.stderr, process.stdout]) stream.on("error", () => {});
         atPrompt.abort();
       },
       beforePrompt: (action) => {
