@@ -4,6 +4,7 @@ import type { Outcome, OutcomeRecord, Report, StepRecord } from "../report/types
 import { plannedDecisions } from "../report/words.js";
 import { command } from "./escape.js";
 import { relativeInside } from "../util/inside.js";
+import { appliedIds, appliedKey, findingsOf, shardOrder } from "../report/findings.js";
 
 export type AnnotationKind = "notice" | "warning" | "error";
 
@@ -55,6 +56,9 @@ export interface Annotation {
   kind: AnnotationKind;
   file?: string;
   line?: number;
+  col?: number;
+  endLine?: number;
+  endColumn?: number;
   title: string;
   message: string;
 }
@@ -68,6 +72,34 @@ export function annotationsOf(o: OutcomeRecord, would?: string): Annotation[] {
   if (o.files.length === 0) return [{ kind, title, message }];
   const lines = firstChangedLines(o.diff, o.outcome === "applied");
   return o.files.map((f, i) => ({ kind, file: f.path, line: lines.length === o.files.length ? lines[i]! : 1, title, message }));
+}
+
+const FINDING_KIND: Record<string, AnnotationKind> = { error: "error", warning: "warning", info: "notice", hint: "notice" };
+
+/**
+ * ast_scan findings still in the code (a finding whose fix was applied is gone), at their rule's
+ * severity: error, warning, notice for info and hint (SPEC 3.2).
+ */
+export function findingAnnotations(report: Report): Annotation[] {
+  const merged = (report as { merged?: { reports: Array<{ shard: { index: number } | null }> } }).merged;
+  const applied = appliedIds(report.outcomes);
+  const outcome = new Map(report.outcomes.map((o) => [appliedKey(o.id, o.shard?.index), o] as const));
+  return findingsOf(report.steps ?? [], shardOrder(report.outcomes, merged?.reports))
+    .filter((f) => !(f.fix && applied.has(appliedKey(f.fix, f.shard))))
+    .map((f) => {
+      const fix = f.fix ? outcome.get(appliedKey(f.fix, f.shard)) : undefined;
+      return {
+        kind: FINDING_KIND[f.severity] ?? "notice",
+        file: f.path,
+        line: f.start.line,
+        col: f.start.column,
+        endLine: f.end.line,
+        // GitHub's end column is inclusive; a finding's (like SARIF's) is one past the end.
+        endColumn: Math.max(1, f.end.column - 1),
+        title: `tollgate: ${f.severity}[${f.rule}]`,
+        message: `${f.message || f.text || f.rule}${fix ? ` (fix ${fix.id}: ${fix.outcome})` : ""}${f.note ? `\n${f.note}` : ""}`,
+      };
+    });
 }
 
 /** An error annotation for a step that failed (no file: the step's own text says where). */
@@ -85,7 +117,11 @@ export function renderAnnotations(report: Report, options: { perKind?: number; p
   const would = plannedDecisions(report);
   // A failed step (tool error: exit 3) is an error annotation too, first: otherwise a run that
   // failed shows nothing in the annotations panel when the step staged nothing.
-  const all = [...(report.steps ?? []).filter((st) => st.status === "error").map(stepAnnotation), ...report.outcomes.flatMap((o) => annotationsOf(o, would.get(o.id)))];
+  const all = [
+    ...(report.steps ?? []).filter((st) => st.status === "error").map(stepAnnotation),
+    ...report.outcomes.flatMap((o) => annotationsOf(o, would.get(o.id))),
+    ...findingAnnotations(report),
+  ];
   const total = { notice: 0, warning: 0, error: 0 };
   for (const a of all) total[a.kind]++;
   const overflow = (k: AnnotationKind) => Math.max(0, total[k] - perKind);
@@ -97,7 +133,7 @@ export function renderAnnotations(report: Report, options: { perKind?: number; p
     if (shown[a.kind] >= cap[a.kind]) continue;
     shown[a.kind]++;
     const file = a.file === undefined ? undefined : options.prefix ? `${options.prefix}${a.file}` : a.file;
-    out.push(command(a.kind, { file, line: a.line, title: a.title }, a.message));
+    out.push(command(a.kind, { file, line: a.line, col: a.col, endLine: a.endLine, endColumn: a.endColumn, title: a.title }, a.message));
   }
   const left = all.length - out.length;
   if (left > 0) {

@@ -20,7 +20,7 @@ describe("action.yml and examples/github (structure)", () => {
     expect(action.runs.using).toBe("composite");
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(["recipe", "policy", "mode", "args", "node-version", "fail-on-changes"]));
     for (const [name, input] of Object.entries<{ description?: string }>(action.inputs)) expect(input.description, name).toBeTruthy();
-    for (const out of ["changed", "pending-count", "report"]) expect(action.outputs[out].value).toBe(`\${{ steps.run.outputs.${out} }}`);
+    for (const out of ["changed", "pending-count", "report", "sarif", "error-count"]) expect(action.outputs[out].value).toBe(`\${{ steps.run.outputs.${out} }}`);
     for (const script of runs(action)) expect(script).not.toContain("${{");
     const steps: Step[] = action.runs.steps;
     for (const s of steps) if (s.run) expect(s.shell).toBe("bash");
@@ -32,7 +32,7 @@ describe("action.yml and examples/github (structure)", () => {
   it("example workflows parse, have jobs with runs-on and steps, and never put ${{ }} in run:", async () => {
     const dir = path.join(REPO_ROOT, "examples/github");
     const files = (await readdir(dir)).filter((f) => f.endsWith(".yml") || f.endsWith(".yaml"));
-    expect(files.sort()).toEqual(["approval-gate.yml", "codemod-pr.yml", "sharded.yml"]);
+    expect(files.sort()).toEqual(["approval-gate.yml", "code-scanning.yml", "codemod-pr.yml", "sharded.yml"]);
     const docs = Object.fromEntries(await Promise.all(files.map(async (f) => [f, await load(`examples/github/${f}`)] as const)));
     for (const [file, wf] of Object.entries(docs)) {
       expect(wf.on, file).toBeTruthy();
@@ -56,6 +56,9 @@ describe("action.yml and examples/github (structure)", () => {
       }
     }
     expect(docs["sharded.yml"].jobs.shard.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
+    const upload = docs["code-scanning.yml"].jobs.scan.steps.find((s: Step) => s.uses?.startsWith("github/codeql-action/upload-sarif@"));
+    expect(upload.with.sarif_file).toBe("${{ steps.tollgate.outputs.sarif }}");
+    expect(docs["code-scanning.yml"].permissions["security-events"]).toBe("write");
     expect(docs["sharded.yml"].jobs.merge.steps.find((s: Step) => s.id === "merged").with.command).toBe("merge-reports");
   });
 
@@ -94,7 +97,7 @@ describe("action.yml and examples/github (structure)", () => {
     const lenient = await run({ TOLLGATE_ARGS: "" }, "out1.txt");
     expect(lenient.exitCode).toBe(0);
     expect(await readFile(path.join(dir, "out1.txt"), "utf8")).toBe(
-      `changed=true\npending-count=0\nreport=${path.join(dir, "tmp/tollgate-report.json")}\npatch=${path.join(dir, "tmp/tollgate.patch")}\n`,
+      `changed=true\npending-count=0\nreport=${path.join(dir, "tmp/tollgate-report.json")}\nsarif=${path.join(dir, "tmp/tollgate.sarif")}\nerror-count=0\npatch=${path.join(dir, "tmp/tollgate.patch")}\n`,
     );
     expect(await readFile(path.join(dir, "tmp/tollgate.patch"), "utf8")).toContain("+const a = Effect.andThen(x, f);");
     const strict = await run({ TOLLGATE_ARGS: "", TOLLGATE_FAIL_ON_CHANGES: "true" }, "out2.txt");
@@ -104,12 +107,21 @@ describe("action.yml and examples/github (structure)", () => {
     const pending = await run({ TOLLGATE_COMMAND: "run", TOLLGATE_POLICY: "policy.yaml" }, "out4.txt");
     expect(pending.exitCode).toBe(0);
     expect(await readFile(path.join(dir, "out4.txt"), "utf8")).toBe(
-      `changed=true\npending-count=1\nreport=${path.join(dir, "tmp/tollgate-report.json")}\npatch=${path.join(dir, "tmp/tollgate.patch")}\n`,
+      `changed=true\npending-count=1\nreport=${path.join(dir, "tmp/tollgate-report.json")}\nsarif=${path.join(dir, "tmp/tollgate.sarif")}\nerror-count=0\npatch=${path.join(dir, "tmp/tollgate.patch")}\n`,
     );
     const strictPending = await run({ TOLLGATE_COMMAND: "run", TOLLGATE_POLICY: "policy.yaml", TOLLGATE_FAIL_ON_CHANGES: "true" }, "out5.txt");
     expect(strictPending.exitCode).toBe(1);
     expect(strictPending.stdout).toContain("::error title=tollgate::the recipe staged changes (fail-on-changes: true)");
     expect(await readFile(path.join(dir, "out5.txt"), "utf8")).toContain("pending-count=1\n");
+    // An unfixed error-severity ast_scan finding fails the step (error-count > 0), outputs written.
+    await writeFile(path.join(dir, "rules.yml"), "id: no-eval\nlanguage: ts\nseverity: error\nrule: { pattern: 'eval($X)' }\n");
+    await writeFile(path.join(dir, "b.ts"), "eval(s);\n");
+    await writeFile(path.join(dir, "scan.yaml"), "version: 1\nsteps:\n  - tool: ast_scan\n    with: { rules: [rules.yml] }\n");
+    const findings = await run({ TOLLGATE_COMMAND: "run", TOLLGATE_RECIPE: "scan.yaml" }, "out6.txt");
+    expect(findings.exitCode).toBe(1);
+    expect(findings.stdout).toContain("::error title=tollgate::1 error-severity finding(s) left unfixed");
+    expect(await readFile(path.join(dir, "out6.txt"), "utf8")).toContain("error-count=1\n");
+    expect(JSON.parse(await readFile(path.join(dir, "tmp/tollgate.sarif"), "utf8")).runs[0].results[0].ruleId).toBe("no-eval");
     const bad = await run({ TOLLGATE_ARGS: "--no-such-flag" }, "out3.txt");
     expect(bad.exitCode).toBe(2);
     expect(await readFile(path.join(dir, "a.ts"), "utf8")).toBe("const a = Effect.map(x, f);\n");

@@ -141,6 +141,9 @@ describe("ast_scan rule features on a real repo", () => {
     const e = await report(dir2, ["run", "recipe.yaml", "--mode", "auto-apply"]);
     expect(e.code).toBe(1);
     expect(e.json.summary.findings.unfixedErrors).toBe(1);
+    // GitHub annotations at the rule's severity, at the finding's range.
+    const gh = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--format", "github"], { cwd: dir2 });
+    expect(gh.stdout).toContain("::error file=t.js,line=1,col=1,endLine=1,endColumn=7,title=tollgate%3A error[e]::eval(s)");
   });
 
   it("two rules on one file: independent fixes both apply in LIFO order; overlapping ones make the later-resolved stale, naming the other", async () => {
