@@ -64,6 +64,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
+/** Above this share of a file's text in regions, the file is parsed whole instead (measured on effect: S3's eight ops). */
+const MAX_REGION_SHARE = 0.4;
+
 export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
   return opConfig({ pat }, sel);
 }
@@ -105,9 +108,11 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   const active = activeOps(text, job, lang);
   if (active.length === 0) return { matches: [], errors: [] };
   const stringKinds = langById(lang).stringKinds;
+  const spec = job.prefilter?.[lang] ?? null;
+  const requirements = spec !== null && spec.length === job.ops.length ? spec : undefined;
   const run = (start: number, end: number) => {
     const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
-    return traverse(root, job.ops, active, job.sel, start, { stringKinds });
+    return traverse(root, job.ops, active, job.sel, start, { stringKinds, requirements });
   };
   const whole = (): MatchResult => {
     const { found, errors } = run(0, text.length);
@@ -116,6 +121,10 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
   if (!cut) return whole();
   const { regions, boundaries } = cut;
+  // Regions covering most of the file (many ops, weak tokens) cost more than one whole parse.
+  let covered = 0;
+  for (const [a, b] of regions) covered += b - a;
+  if (covered > text.length * MAX_REGION_SHARE) return whole();
   const found: Found[] = [];
   const regionErrors: Array<[number, number]> = [];
   for (const [start, end] of regions) {

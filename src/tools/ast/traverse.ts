@@ -8,6 +8,7 @@
  * `findAll` with that matcher.
  */
 import type { Napi } from "./langs.js";
+import type { PatternRequirement } from "./pattern.js";
 import type { RawMatch } from "./rewrite.js";
 
 export type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
@@ -40,7 +41,12 @@ export interface Found {
 export interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
+  /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
+  requirements?: ReadonlyArray<PatternRequirement | null> | undefined;
 }
+
+/** The marker capture's name prefix (an op index follows); no pattern of a user's names it. */
+const MARK = "TOLLGATE_OP_";
 
 function captureNodes(node: SgNode, name: string, multi: boolean): SgNode[] {
   if (multi) {
@@ -92,7 +98,14 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
   // Ops whose captures can be read off the combined match: plain rules (no constraints or
   // transform) are tried by `any` in order, so the first of them that matches owns the env.
   const plain = configs.map((c) => Object.keys(c).every((k) => k === "rule"));
-  const combined = { rule: { any: [...configs.map((c) => c.rule), { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
+  // Each op's branch also captures the node under a marker name, so the node's env says which
+  // op matched first without asking napi again (`matches` compiles its rule on every call,
+  // ~0.1 ms). A marker (`$X`) matches named nodes only: an op that is a bare token (`}`) gets
+  // a plain branch after the marked ones.
+  const token = active.map((i) => !ops[i]!.config && !/[A-Za-z0-9_$]/.test(ops[i]!.pat));
+  const marked = configs.map((c, k) => ({ all: [c.rule, { pattern: `$${MARK}${k}` }] }));
+  const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
+  const combined = { rule: { any: [...marked, ...fallback, { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
   const push = (node: SgNode, index: number) => {
     const op = ops[index]!;
     const r = node.range();
@@ -115,27 +128,59 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     }
     found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) } });
   };
-  const visit = (node: SgNode, isError: boolean) => {
+  const reqs = options.requirements;
+  /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
+  const alsoMatches = (node: SgNode, k: number, text: () => string): boolean => {
+    const req = reqs?.[active[k]!];
+    if (req) {
+      const t = text();
+      if (!req.words.every((w) => t.includes(w)) || !req.runs.every((r) => new RegExp(r).test(t))) return false;
+    }
+    return node.matches(configs[k] as never);
+  };
+  const visit = (node: SgNode) => {
+    const isError = node.kind() === "ERROR";
     if (isError) {
       const r = node.range();
       errors.push([r.start.index + offset, r.end.index + offset]);
     }
-    // The node's env is op k's only while no earlier branch of `any` can have matched it: a
-    // plain op that matched owns it, an op with constraints may have matched by rule alone.
-    let direct = !isError;
-    active.forEach((index, k) => {
-      const config = configs[k]!;
-      const hit = node.matches(config as never);
-      if (hit && direct && plain[k]) {
-        direct = false;
-        push(node, index);
-        return;
+    let first = -1;
+    for (let k = 0; k < configs.length; k++) {
+      if (node.getMatch(`${MARK}${k}`)) {
+        first = k;
+        break;
       }
-      if (hit || !plain[k]) direct = false;
-      if (!hit) return;
-      const self = node.find(config as never);
-      if (self) push(self, index);
-    });
+    }
+    if (first === -1) {
+      if (isError) return;
+      // Matched by a bare-token op's plain branch.
+      for (let k = 0; k < configs.length; k++) if (token[k] && node.matches(configs[k] as never)) push(node, active[k]!);
+      return;
+    }
+    // A rule with constraints matched by rule alone: check it in full.
+    if (plain[first] || node.matches(configs[first] as never)) push(node, active[first]!);
+    else first = -1;
+    if (configs.length === 1) return;
+    let text: string | undefined;
+    const once = () => (text ??= node.text());
+    for (let k = first + 1; k < configs.length; k++) {
+      if (first === -1 && k === 0) continue;
+      if (!alsoMatches(node, k, once)) continue;
+      const self = node.find(configs[k] as never);
+      if (self) push(self, active[k]!);
+    }
+  };
+  const visitAsking = (node: SgNode) => {
+    const isError = node.kind() === "ERROR";
+    if (isError) {
+      const r = node.range();
+      errors.push([r.start.index + offset, r.end.index + offset]);
+    }
+    for (let k = 0; k < configs.length; k++) {
+      if (!node.matches(configs[k] as never)) continue;
+      const self = configs.length === 1 && plain[k] && !isError ? node : node.find(configs[k] as never);
+      if (self) push(self, active[k]!);
+    }
   };
   if (active.length === 0) return { found, errors };
   if (utils === undefined) {
@@ -145,14 +190,17 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
       const r = e.range();
       errors.push([r.start.index + offset, r.end.index + offset]);
     }
-  } else if (active.length === 1 && plain[0]) {
-    // One plain op, the common case: the node's env is the op's (ERROR is the last branch).
-    for (const node of root.findAll(combined as never)) {
-      if (node.kind() !== "ERROR") push(node, active[0]!);
-      else visit(node, true);
-    }
   } else {
-    for (const node of root.findAll(combined as never)) visit(node, node.kind() === "ERROR");
+    let nodes: SgNode[] | undefined;
+    try {
+      nodes = root.findAll(combined as never);
+    } catch {
+      // A language where a lone metavariable is no pattern (JSON): no markers; each node the
+      // plain `any` finds is asked op by op.
+      const plainAny = { rule: { any: [...configs.map((c) => c.rule), { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
+      for (const node of root.findAll(plainAny as never)) visitAsking(node);
+    }
+    if (nodes) for (const node of nodes) visit(node);
   }
   flagErrors(found, errors, ops, offset);
   return { found, errors };
