@@ -66,6 +66,8 @@ const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
 /** Above this share of a file's text in regions, the file is parsed whole instead (measured on effect: S3's eight ops). */
 const MAX_REGION_SHARE = 0.4;
+/** Small files keep region parsing whatever the share: cheap either way, and it finds what error recovery loses. */
+const MIN_WHOLE_BYTES = 32 * 1024;
 
 export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
   return opConfig({ pat }, sel);
@@ -124,7 +126,7 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   // Regions covering most of the file (many ops, weak tokens) cost more than one whole parse.
   let covered = 0;
   for (const [a, b] of regions) covered += b - a;
-  if (covered > text.length * MAX_REGION_SHARE) return whole();
+  if (text.length > MIN_WHOLE_BYTES && covered > text.length * MAX_REGION_SHARE) return whole();
   const found: Found[] = [];
   const regionErrors: Array<[number, number]> = [];
   for (const [start, end] of regions) {
