@@ -64,10 +64,6 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
-/** Above this share of a file's text in regions, the file is parsed whole instead (measured on effect: S3's eight ops). */
-const MAX_REGION_SHARE = 0.4;
-/** Small files keep region parsing whatever the share: cheap either way, and it finds what error recovery loses. */
-const MIN_WHOLE_BYTES = 32 * 1024;
 
 export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
   return opConfig({ pat }, sel);
@@ -123,10 +119,6 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
   if (!cut) return whole();
   const { regions, boundaries } = cut;
-  // Regions covering most of the file (many ops, weak tokens) cost more than one whole parse.
-  let covered = 0;
-  for (const [a, b] of regions) covered += b - a;
-  if (text.length > MIN_WHOLE_BYTES && covered > text.length * MAX_REGION_SHARE) return whole();
   const found: Found[] = [];
   const regionErrors: Array<[number, number]> = [];
   for (const [start, end] of regions) {
