@@ -280,7 +280,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       }
       const result = textResult(lines.join("\n"), details);
       if (errors.length > 0 && !params.allowErrors) {
-        const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} are staged and resolved by the policy.` : "";
+        const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} ${changes.length === 1 ? "is" : "are"} staged and resolved by the policy.` : "";
         return { ...result, content: [{ type: "text", text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}` }], isError: true } as AgentToolResult<JscodeshiftDetails>;
       }
       return result;
