@@ -21,6 +21,7 @@ import { lastAtOrBefore } from "../../workspace/text.js";
 import type { RawMatch } from "./rewrite.js";
 import { opConfig, traverse, type EngineOp, type Found } from "./traverse.js";
 import { langById } from "./langs.js";
+import { parsedBytes } from "./reclaim.js";
 
 export type { EngineOp, RuleConfig } from "./traverse.js";
 
@@ -212,7 +213,9 @@ export class FileProcessor {
   process(file: EngineFile): FileResult {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
+    const result = this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
+    parsedBytes(read.bytes.byteLength);
+    return result;
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {

@@ -67,6 +67,8 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
       const result = processor.process(file);
       matches += countMatches(result);
       out.push(result);
+      // Native syntax trees are freed by finalizers that run only when the event loop turns.
+      if (out.length % 32 === 0) await new Promise((r) => setImmediate(r));
       options.progress?.(out.length, files.length, matches);
     }
     return out;
