@@ -5,7 +5,7 @@ import type { ResolveParams } from "../session/resolve.js";
 import { joinText, type FileChange, type PendingAction } from "../session/types.js";
 import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
 import { gitDiff } from "../workspace/diff.js";
-import type { Workspace } from "../workspace/workspace.js";
+import { RolledBackError, type Workspace } from "../workspace/workspace.js";
 
 export type ApprovalAnswer = "y" | "n" | "a" | "d" | "q";
 export type Approval = NonNullable<OutcomeRecord["approval"]>;
@@ -265,7 +265,7 @@ export async function resolvePending(
       // Stale and blocked are failures (exit 3) also when decided before apply was called (a
       // protected path, a fingerprint that changed since the plan): error says why in both cases.
       error: failed ? joinText(call.result) : outcome === "stale" || outcome === "blocked" ? verdict.params.reason : null,
-      ...(failed && (call.error as { rolledBack?: boolean } | undefined)?.rolledBack ? { rolledBack: true } : {}),
+      ...(failed && call.error instanceof RolledBackError ? { rolledBack: true } : {}),
       durationMs: ctx.now() - started,
     };
     out.push({ action, record, changes });

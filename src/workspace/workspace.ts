@@ -117,6 +117,16 @@ export interface ActionTransaction {
   end(error?: unknown): Promise<{ error?: ApplyFailure; rolledBack: boolean; written: FileChange[] }>;
 }
 
+/** An action's apply failed after writing, and everything it wrote was restored. */
+export class RolledBackError extends Error implements ApplyFailure {
+  readonly rolledBack = true;
+  readonly journalKept = false;
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "RolledBackError";
+  }
+}
+
 /** Rolling back failed: the workspace is inconsistent until `tollgate recover` runs. */
 export class RollbackError extends Error implements ApplyFailure {
   readonly rolledBack = false;
@@ -617,11 +627,9 @@ export class Workspace {
       this.#broken = `${messageOf(err)}; the files were restored but the journal could not be removed (${messageOf(clearErr)}): run \`tollgate recover\``;
       return new RollbackError(this.#broken, [messageOf(clearErr)]);
     }
-    let out: ApplyFailure = error;
-    if (error instanceof StaleError || error instanceof BlockedError) {
-      out = new Error(`${error.message} (after part of the action had been written; those writes were rolled back)`);
-    }
-    return Object.assign(out, { rolledBack: true });
+    // A StaleError/BlockedError after some writes is a plain failure: part of the action was written.
+    const partial = error instanceof StaleError || error instanceof BlockedError;
+    return new RolledBackError(partial ? `${error.message} (after part of the action had been written; those writes were rolled back)` : error.message, error);
   }
 
   /** The action succeeded: drop its journal (or, under --atomic, keep it for the run). */
