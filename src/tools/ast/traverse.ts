@@ -66,6 +66,12 @@ function rangeOf(nodes: readonly SgNode[], offset: number): [number, number] | n
   return [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset];
 }
 
+function sameRange(a: SgNode, b: SgNode): boolean {
+  const x = a.range();
+  const y = b.range();
+  return x.start.index === y.start.index && x.end.index === y.end.index;
+}
+
 /** Ranges of every capture an op declares (the text a rewrite copies verbatim). */
 function allCaptureRanges(node: SgNode, op: EngineOp, offset: number): Array<[number, number]> {
   return Object.entries(op.all ?? op.captures)
@@ -157,9 +163,15 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
       for (let k = 0; k < configs.length; k++) if (token[k] && node.matches(configs[k] as never)) push(node, active[k]!);
       return;
     }
-    // A rule with constraints matched by rule alone: check it in full.
-    if (plain[first] || node.matches(configs[first] as never)) push(node, active[first]!);
-    else first = -1;
+    // A rule with constraints or transforms matched by its rule alone: check it in full, and
+    // take the node from its own match so its env has the transforms (`find` returns the
+    // node itself first; a different node is a descendant, not this match).
+    if (plain[first]) push(node, active[first]!);
+    else {
+      const self = node.find(configs[first] as never);
+      if (self && sameRange(self, node)) push(self, active[first]!);
+      else first = -1;
+    }
     if (configs.length === 1) return;
     let text: string | undefined;
     const once = () => (text ??= node.text());
@@ -192,7 +204,11 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     }
   } else {
     let nodes: SgNode[] | undefined;
+    // Markers only for patterns: a rule object (ast_scan's) is asked in full on each node the
+    // plain `any` finds, as its constraints, utils and transforms need its own match.
+    const rules = active.some((i) => ops[i]!.config !== undefined);
     try {
+      if (rules) throw new Error("rule objects: no markers");
       nodes = root.findAll(combined as never);
     } catch {
       // A language where a lone metavariable is no pattern (JSON): no markers; each node the
