@@ -59,7 +59,12 @@ export function traversalMatcher(napi: Napi): RuleMatcher {
       const byRule = new Map<number, SgNode[]>();
       for (const f of found) {
         const nodes = byRule.get(f.match.op) ?? [];
-        nodes.push(f.node);
+        // The combined walk's env holds the captures but not the rule's transforms (nor, for
+        // rules with constraints, necessarily its own env): read the node's match of the rule
+        // itself (`find` on a node that matches returns the node first).
+        const config = list[f.match.op]!.config!;
+        const own = Object.keys(config).some((k) => k !== "rule") ? (f.node.find(config as never) ?? f.node) : f.node;
+        nodes.push(own);
         byRule.set(f.match.op, nodes);
       }
       const matches: RuleMatches[] = [];
