@@ -96,6 +96,17 @@ describe("non-regular files are never read (SPEC 8 v1.1)", () => {
   });
 });
 
+describe("files named on the command line may be pipes", () => {
+  it("--approvals <(...) (a pipe from bash process substitution) is read once and honoured", async () => {
+    const dir = project({ "a.txt": "original", "r.yaml": 'version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: "changed" }\n', "p.yaml": "version: 1\ndefault: require-approval\n" });
+    const plan = await cli(["plan", "r.yaml", "--policy", "p.yaml", "--format", "json"], dir);
+    const fingerprint = JSON.parse(plan.stdout).outcomes[0].fingerprint as string;
+    const r = await execa("bash", ["-c", `"${process.execPath}" "${CLI}" run r.yaml --policy p.yaml --approvals <(printf -- '- ${fingerprint}\\n')`], { cwd: dir, reject: false, env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 30_000 });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed");
+  });
+});
+
 describe("a run ends when its work ends (SPEC 8 v1.1)", () => {
   it("the CLI exits with its code and report although a custom tool left a timer running", async () => {
     const dir = project({ "tools/t.mjs": tool("t", "setInterval(() => {}, 1000); return { content: [{ type: 'text', text: 'ok' }] };"), "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n" });
