@@ -21,7 +21,13 @@ let prefix: string;
 let hooks: Hook[];
 beforeAll(async () => {
   prefix = await mkdtemp(path.join(tmpdir(), "tollgate-precommit-"));
-  await execa("npm", ["pack", "--ignore-scripts", "--pack-destination", prefix], { cwd: REPO_ROOT, stdin: "ignore", timeout: 60_000 });
+  // prepack's lockfile copy without prepack's build (dist/ is built; other tests are using it).
+  await execa(process.execPath, ["scripts/shrinkwrap.mjs"], { cwd: REPO_ROOT });
+  try {
+    await execa("npm", ["pack", "--ignore-scripts", "--pack-destination", prefix], { cwd: REPO_ROOT, stdin: "ignore", timeout: 60_000 });
+  } finally {
+    await execa(process.execPath, ["scripts/shrinkwrap.mjs", "--remove"], { cwd: REPO_ROOT });
+  }
   const tgz = (await readdir(prefix)).find((f) => f.endsWith(".tgz"))!;
   await execa("npm", ["install", "-g", "--prefix", path.join(prefix, "env"), path.join(prefix, tgz), "--prefer-offline", "--no-audit", "--no-fund"], {
     cwd: prefix,
@@ -54,7 +60,7 @@ describe("the packed package", () => {
     const manifest = JSON.parse((await execa("tar", ["-xOzf", tarball, "package/package.json"])).stdout);
     for (const script of ["prepare", "preinstall", "install", "postinstall"]) expect(manifest.scripts?.[script], script).toBeUndefined();
     const files = (await execa("tar", ["-tzf", tarball])).stdout.split("\n");
-    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/bin/tollgate.js", "package/dist/bundle/main.js", "package/dist/index.d.ts", "package/schema/recipe.schema.json"]));
+    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/npm-shrinkwrap.json", "package/bin/tollgate.js", "package/dist/bundle/main.js", "package/dist/index.d.ts", "package/schema/recipe.schema.json"]));
     expect((await execa("tar", ["-xOzf", tarball, "package/LICENSE"])).stdout).toMatch(/^MIT License/);
   });
 });
