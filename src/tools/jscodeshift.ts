@@ -135,7 +135,14 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       // jscodeshift changes the process's working directory never; transforms that look files up
       // from fileInfo.path (react-codemod's sort-comp reads the ESLint config that way) expect it
       // to be where the paths are relative to, as when jscodeshift runs from the project root.
-      const previousCwd = process.cwd();
+      // process.cwd() throws (ENOENT uv_cwd) when the directory the process sits in was removed;
+      // the step then runs from the root and leaves the process there.
+      let previousCwd: string | undefined;
+      try {
+        previousCwd = process.cwd();
+      } catch {
+        previousCwd = undefined;
+      }
       const chdir = previousCwd !== root && typeof process.chdir === "function";
       if (chdir) {
         try {
@@ -178,7 +185,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       } catch (err) {
         throw new ToolError((err as Error).message === "Aborted" ? "Aborted" : `jscodeshift failed: ${(err as Error).message}`);
       } finally {
-        if (chdir && process.cwd() === root) {
+        if (chdir && previousCwd !== undefined) {
           try {
             process.chdir(previousCwd);
           } catch {

@@ -55,6 +55,16 @@ describe("non-regular files are never read (SPEC 8 v1.1)", () => {
     }
   });
 
+  it("an ast_scan rule file that is a FIFO is refused at once with its name (exit 2), in run and validate", async () => {
+    const dir = project({ "a.ts": "foo(1);\n", "r.yaml": "version: 1\nsteps:\n  - tool: ast_scan\n    with: { rules: [rule.yml] }\n" });
+    await execa("mkfifo", [path.join(dir, "rule.yml")]);
+    for (const cmd of ["run", "validate"]) {
+      const r = await cli([cmd, "r.yaml"], dir);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/rule\.yml.*a FIFO, not a regular file/);
+    }
+  });
+
   it("a FIFO .gitignore does not hang discovery: without git it is skipped and listed; in a git repo git's hang is cut short", async () => {
     const dir = project({ "a.ts": "foo(1);\n", "sub/b.ts": "foo(2);\n", "r.yaml": "version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [\"foo($A)\"], lang: ts }\n" });
     await execa("mkfifo", [path.join(dir, "sub/.gitignore")]);

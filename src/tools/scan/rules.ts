@@ -4,10 +4,11 @@
  * file:line:col; `loadRuleSet` throws InputError with all of them (exit 2), so `validate` and
  * `run` refuse the same rule sets before anything runs.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../../errors.js";
+import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
 import { checkFix, checkRule, checkTransform, entries, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
@@ -49,15 +50,20 @@ function show(file: string, base: string): string {
 }
 
 function readText(file: string, shown: string, issues: Issue[]): string | undefined {
+  // Rule files are reached through a recipe: read only if regular (SPEC 8), so a FIFO or a
+  // device named as a rule file is refused instead of hanging or reading without end.
   try {
-    const st = statSync(file);
-    if (st.isDirectory()) {
+    return readRegularFileSync(file).toString("utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") {
       issues.push({ file: shown, message: "it is a directory, not a YAML file" });
       return undefined;
     }
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    if (err instanceof NotRegularFileError) {
+      issues.push({ file: shown, message: `${err.kind}, not a regular file: refused` });
+      return undefined;
+    }
     issues.push({ file: shown, message: code === "ENOENT" ? "file not found" : `cannot read: ${(err as Error).message}` });
     return undefined;
   }
