@@ -14,16 +14,7 @@ export async function writeFileAtomicText(file: string, text: string): Promise<v
     await mkdir(path.dirname(abs), { recursive: true });
     await writeFileAtomic(abs, text, { encoding: "utf8" });
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why =
-      e.code === "EEXIST" || e.code === "ENOTDIR"
-        ? "a parent path is a file"
-        : e.code === "EISDIR"
-          ? "it is a directory"
-          : e.code === "EACCES" || e.code === "EPERM"
-            ? "permission denied"
-            : (e.code ?? e.message);
-    throw new TollgateError(`tollgate: cannot write ${file}: ${why}`, 3);
+    throw cannotWrite(file, err);
   }
 }
 

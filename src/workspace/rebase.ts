@@ -7,6 +7,7 @@
  * Serves any producer that stages explicit edits (FileChange.edits).
  */
 import type { TextEdit } from "../session/types.js";
+import { applyEdits } from "./change.js";
 
 export interface WrittenChange {
   beforeSha256: string;
@@ -16,36 +17,9 @@ export interface WrittenChange {
   owner?: string | undefined;
 }
 
-/** Applies sorted, non-overlapping edits. */
-export function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  let out = "";
-  let pos = 0;
-  for (const e of edits) {
-    out += text.slice(pos, e.start) + e.text;
-    pos = e.end;
-  }
-  return out + text.slice(pos);
-}
-
-/** One edit covering what differs between two texts (common prefix and suffix kept). */
-export function diffEdit(before: string, after: string): TextEdit[] {
-  if (before === after) return [];
-  let p = 0;
-  const max = Math.min(before.length, after.length);
-  while (p < max && before.charCodeAt(p) === after.charCodeAt(p)) p++;
-  let s = 0;
-  while (s < max - p && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++;
-  return [{ start: p, end: before.length - s, text: after.slice(p, after.length - s) }];
-}
-
 /** Whether `edits` turn `before` into `after` (they are a hint that may be wrong). */
 export function editsReproduce(change: { before: string | null; after: string | null; edits?: readonly TextEdit[] | undefined }): boolean {
   if (!change.edits || change.before === null || change.after === null) return false;
-  let pos = 0;
-  for (const e of change.edits) {
-    if (e.start < pos || e.end < e.start || e.end > change.before.length) return false;
-    pos = e.end;
-  }
   return applyEdits(change.before, change.edits) === change.after;
 }
 

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
-import { createHash } from "node:crypto";
+import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
 import { ensureLanguages } from "./langs.js";
 import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
@@ -235,6 +235,6 @@ export class FileProcessor {
 
   #result(file: EngineFile, bytes: Buffer, text: string, { matches, errors, hadErrors }: MatchResult): FileResult {
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...(hadErrors ? { parseError: true as const } : {}) };
-    return { rel: file.rel, status: "matched", text, sha256: createHash("sha256").update(bytes).digest("hex"), matches, errors };
+    return { rel: file.rel, status: "matched", text, sha256: sha256(bytes), matches, errors };
   }
 }
