@@ -22,6 +22,7 @@ import type { ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
 import { Workspace, type WorkspaceFs } from "../workspace/workspace.js";
 import { startRun } from "../workspace/recover.js";
+import { checkRecipePatterns } from "./patterns.js";
 import { resolvePending, type ApprovalSources, type PromptState, type Resolved, type ResolutionContext } from "./resolution.js";
 import type { ResolveParams } from "../session/resolve.js";
 import { relativeInside } from "../util/inside.js";
@@ -238,6 +239,7 @@ function stepRecord(record: ToolCallRecord): StepRecord {
  * there (RunError, exit 3).
  */
 export async function executeRun(prepared: PreparedRun, options: RunOptions): Promise<RunResult> {
+  await checkRecipePatterns(prepared.recipe, display(prepared.recipe.file, options.displayBase ?? process.cwd()));
   const guard = startRun(prepared.workspace.root, {
     lock: !(options.dryRun || options.check),
     command: `tollgate ${options.command ?? "run"}`,

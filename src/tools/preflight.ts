@@ -31,8 +31,11 @@ async function checkPath(params: Record<string, unknown>, ctx: { cwd: string }):
   }
 }
 
-function astPreflight(patterns: (params: Record<string, unknown>) => Array<{ pat: string; at: Array<string | number> }>): Preflight {
-  return async (params, ctx) => {
+type PatternsOf = (params: Record<string, unknown>) => Array<{ pat: string; at: Array<string | number> }>;
+
+/** The language and patterns of an ast tool's step, when its `lang` is given (no file is read). */
+function patternCheck(patterns: PatternsOf): (params: Record<string, unknown>) => Promise<PreflightIssue[]> {
+  return async (params) => {
     const issues: PreflightIssue[] = [];
     let lang: string | undefined;
     if (typeof params.lang === "string" && params.lang.trim() !== "") {
@@ -56,13 +59,27 @@ function astPreflight(patterns: (params: Record<string, unknown>) => Array<{ pat
         }
       }
     }
-    return [...issues, ...(await checkPath(params, ctx))];
+    return issues;
   };
 }
 
-export const PREFLIGHTS: Readonly<Record<string, Preflight>> = {
-  ast_edit: astPreflight((p) =>
+function astPreflight(patterns: PatternsOf): Preflight {
+  const check = patternCheck(patterns);
+  return async (params, ctx) => [...(await check(params)), ...(await checkPath(params, ctx))];
+}
+
+const PATTERNS: Readonly<Record<string, PatternsOf>> = {
+  ast_edit: (p) =>
     (Array.isArray(p.ops) ? p.ops : []).flatMap((op, i) => (typeof op?.pat === "string" && op.pat.trim() !== "" ? [{ pat: op.pat as string, at: ["ops", i, "pat"] }] : [])),
-  ),
-  ast_grep: astPreflight((p) => (Array.isArray(p.pat) ? p.pat : []).flatMap((pat, i) => (typeof pat === "string" && pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : []))),
+  ast_grep: (p) => (Array.isArray(p.pat) ? p.pat : []).flatMap((pat, i) => (typeof pat === "string" && pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : [])),
 };
+
+export const PREFLIGHTS: Readonly<Record<string, Preflight>> = Object.fromEntries(Object.entries(PATTERNS).map(([tool, of]) => [tool, astPreflight(of)]));
+
+/**
+ * What `run`, `plan` and `apply` check before a step runs (SPEC 3.1, 5): the language and the
+ * patterns only. Paths wait for the step, as an earlier step may create them.
+ */
+export const PATTERN_CHECKS: Readonly<Record<string, (params: Record<string, unknown>) => Promise<PreflightIssue[]>>> = Object.fromEntries(
+  Object.entries(PATTERNS).map(([tool, of]) => [tool, patternCheck(of)]),
+);

@@ -74,15 +74,27 @@ describe("paths that do not exist", () => {
   });
 });
 
-describe("step errors are whole when stderr is not a terminal", () => {
-  it("a long pattern error is printed in full, saying what is wrong", async () => {
+describe("a pattern the CLI rejects is invalid input for run, plan and apply too (SPEC 3.1)", () => {
+  it("exit 2 before anything runs, printed in full at the pattern's line and column", async () => {
     const pat = `let ${"averyveryverylongname".repeat(8)} = 1; let b = 2`;
-    const dir = await testdir({ "a.ts": "x\n", "r.yaml": astEdit(`{ ops: [{ pat: "${pat}", out: "y" }], lang: ts, path: . }`) });
-    const r = await tollgate(["run", "r.yaml"], { cwd: dir });
-    expect(r.code).toBe(3);
-    const line = r.stderr.split("\n").find((l) => l.startsWith("✗ [1/1]"))!;
-    expect(line.length).toBeGreaterThan(300);
-    expect(line).toContain(`Multiple AST nodes are detected. Please check the pattern source \`${pat}\`. (ops[0].pat)`);
+    const dir = await testdir({
+      "a.ts": "x\n",
+      "r.yaml": astEdit(`{ ops: [{ pat: "${pat}", out: "y" }], lang: ts, path: . }`),
+      "g.yaml": ["version: 1", "steps:", "  - tool: write", "    with: { path: b.ts, content: x }", "  - tool: ast_grep", "    with: { pat: ['a', '$A $$$'], lang: python }", ""].join("\n"),
+    });
+    for (const command of ["run", "plan"]) {
+      const r = await tollgate(command === "plan" ? ["plan", "r.yaml", "--out", "plan.json"] : ["run", "r.yaml"], { cwd: dir });
+      expect(r.code, command).toBe(2);
+      const line = r.stderr.split("\n").find((l) => l.startsWith("r.yaml:5:26 steps[0].with.ops[0].pat: Invalid pattern for TypeScript: "))!;
+      expect(line.length, command).toBeGreaterThan(300);
+      expect(line).toContain(`Multiple AST nodes are detected. Please check the pattern source \`${pat}\`. (ops[0].pat)`);
+      expect(r.stderr).not.toContain("✗ [1/1]");
+    }
+    // Nothing ran: not even the write step before the bad ast_grep step.
+    const g = await tollgate(["run", "g.yaml"], { cwd: dir });
+    expect(g.code).toBe(2);
+    expect(g.stderr).toMatch(/^g\.yaml:6:24 steps\[1\]\.with\.pat\[1\]: Invalid pattern for Python: \$A \$\$\$: /m);
+    expect(g.stderr).not.toContain("[1/2]");
   });
 });
 
