@@ -6,9 +6,12 @@
  * rewriters with and without joinBy, expandStart/expandEnd, files/ignores, severity off, message
  * metavariables) runs through `ast-grep scan --update-all` on one copy of the fixtures and
  * through ast_scan with an auto-apply policy on another: the trees must be identical, and the
- * findings (`ast-grep scan --json`) must be the same rules at the same positions.
+ * findings (`ast-grep scan --json`) must be the same rules at the same positions with the same
+ * messages (an unbound metavariable in a message reads as nothing). A rule whose fix, transform,
+ * constraints, rewriter or labels name a metavariable the rule does not define is refused by
+ * both: the CLI with its reason, tollgate with exit 2 and the rule file's line and column.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -46,8 +49,8 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(ids).toBeGreaterThanOrEqual(20);
 
     const json = await execa(SG, ["scan", "--json=compact"], { cwd: cli, reject: false });
-    const cliFindings = (JSON.parse(json.stdout) as Array<{ ruleId: string; file: string; range: { start: { line: number; column: number }; end: { line: number; column: number } } }>)
-      .map((f) => `${f.ruleId} ${f.file} ${f.range.start.line}:${f.range.start.column}-${f.range.end.line}:${f.range.end.column}`)
+    const cliFindings = (JSON.parse(json.stdout) as Array<{ ruleId: string; file: string; message: string; range: { start: { line: number; column: number }; end: { line: number; column: number } } }>)
+      .map((f) => `${f.ruleId} ${f.file} ${f.range.start.line}:${f.range.start.column}-${f.range.end.line}:${f.range.end.column} ${f.message}`)
       .sort();
     const update = await execa(SG, ["scan", "--update-all"], { cwd: cli, reject: false });
     expect(update.exitCode === 0 || update.exitCode === 1, update.stderr).toBe(true);
@@ -60,12 +63,53 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(report.outcomes.every((o: { outcome: string }) => o.outcome === "applied")).toBe(true);
     expect(report.outcomes.length).toBeGreaterThanOrEqual(15);
 
-    const ours = (report.steps[0].details.findings as Array<{ rule: string; path: string; start: { line: number; column: number }; end: { line: number; column: number } }>)
-      .map((f) => `${f.rule} ${f.path} ${f.start.line - 1}:${f.start.column - 1}-${f.end.line - 1}:${f.end.column - 1}`)
+    const ours = (report.steps[0].details.findings as Array<{ rule: string; path: string; message: string; start: { line: number; column: number }; end: { line: number; column: number } }>)
+      .map((f) => `${f.rule} ${f.path} ${f.start.line - 1}:${f.start.column - 1}-${f.end.line - 1}:${f.end.column - 1} ${f.message}`)
       .sort();
     expect(ours).toEqual(cliFindings);
     expect(ours.length).toBeGreaterThanOrEqual(30);
 
     expect(await tree(tg)).toEqual(await tree(cli));
+  }, 60_000);
+
+  // Each case: a rule document and ast-grep's reason for refusing it.
+  const UNDEFINED: Array<[string, string, string]> = [
+    ["fix", 'rule: { pattern: "foo($A)" }\nfix: bar($A, $B)', "Undefined meta var `B` used in `fix`"],
+    ["fix-list", 'rule: { pattern: "foo($A)" }\nfix:\n  - { title: one, template: "$A" }\n  - { title: two, template: "$$$REST" }', "Undefined meta var `REST` used in `fix`"],
+    ["transform", 'rule: { pattern: "foo($A)" }\ntransform:\n  X: substring($NOPE, startChar=1)\nfix: $X', "Undefined meta var `NOPE` used in `transform`"],
+    ["constraint", 'rule: { pattern: "foo($A)" }\nconstraints:\n  Q: { regex: x }', "Undefined meta var `Q` used in `constraints`"],
+    ["global-util", 'rule: { matches: is-literal }\nfix: $L', "Undefined meta var `L` used in `fix`"],
+    ["rewriter", 'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, rule: { kind: number }, fix: "$N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: $R', "Undefined meta var `N` used in `fix`"],
+    ["label", 'rule: { pattern: "foo($A)" }\nlabels:\n  Z: { style: primary, message: here }', "Label meta-variable `Z` must be defined in `rule` or `constraints`"],
+  ];
+  it("refuses, as the CLI does, a rule reading a metavariable it does not define (positioned, exit 2)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-undef-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const setup = async (dir: string, docs: Array<[string, string]>) => {
+      await cp(path.join(FIXTURE, "utils"), path.join(dir, "utils"), { recursive: true });
+      await cp(path.join(FIXTURE, "sgconfig.yml"), path.join(dir, "sgconfig.yml"));
+      await cp(path.join(FIXTURE, "src/app.js"), path.join(dir, "src/app.js"));
+      await mkdir(path.join(dir, "rules"));
+      for (const [name, body] of docs) await writeFile(path.join(dir, `rules/${name}.yml`), `id: ${name}\nlanguage: JavaScript\n${body}\n`);
+    };
+    // The CLI stops at its first bad rule: one directory per case.
+    for (const [name, body, reason] of UNDEFINED) {
+      const dir = path.join(root, name);
+      await setup(dir, [[name, body]]);
+      const cli = await execa(SG, ["scan", "src"], { cwd: dir, reject: false });
+      expect(cli.exitCode, `${name}: ${cli.stdout}`).not.toBe(0);
+      expect(cli.stderr, name).toContain(reason);
+    }
+    // tollgate lists every bad rule at once, each at its place.
+    const all = path.join(root, "all");
+    await setup(all, UNDEFINED.map(([name, body]) => [name, body]));
+    await writeFile(path.join(all, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n");
+    for (const cmd of ["run", "validate"]) {
+      const tg = await tollgate([cmd, "recipe.yaml"], { cwd: all });
+      expect(tg.code, `${cmd}: ${tg.stderr}`).toBe(2);
+      for (const [name, , reason] of UNDEFINED) {
+        expect(tg.stderr, `${name} ${cmd}`).toMatch(new RegExp(`rules/${name}\\.yml:\\d+:\\d+: ${reason.replace(/[$`()]/g, "\\$&")}`));
+      }
+    }
   }, 60_000);
 });

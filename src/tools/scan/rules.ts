@@ -11,6 +11,7 @@ import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
 import { checkFix, checkRule, checkTransform, entries, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
+import { checkRuleVars } from "./vars.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
 
 const TOP_KEYS = ["id", "language", "rule", "constraints", "utils", "transform", "rewriters", "fix", "files", "ignores", "severity", "message", "note", "labels", "url", "metadata"];
@@ -294,6 +295,7 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
     }
   }
   const nodes = map;
+  if (ctx.issues.length === before && rule) checkRuleVars(ctx, root, { rule, constraints, utils, transform, rewriters, labels });
   if (ctx.issues.length > before || !id || !language || !rule) return { rule: undefined, ctx, nodes, root };
   const lang = langOfRule(language);
   if (!lang) return { rule: undefined, skipped: { id, language, reason: `language ${language} is not supported by tollgate`, origin }, ctx, nodes, root };

@@ -2,8 +2,10 @@
  * ast-grep's fix templating (crates/core/src/replacer/template.rs and indent.rs), so a rule's
  * `fix` gives the text `ast-grep scan --update-all` gives:
  * - `$NAME` inserts a capture, `$$$NAME` a multi capture (first node's start to last node's
- *   end), a transform's name its computed text; `$$NAME` reads as `$NAME`; an unbound name
- *   inserts nothing; a `$` not followed by a name is literal.
+ *   end), a transform's name its computed text; `$$NAME` reads as `$NAME`; a name left
+ *   unbound by the match (an `any` branch not taken) inserts nothing (one that no part of the
+ *   rule defines is refused when the rule is read: vars.ts); a `$` not followed by a name is
+ *   literal.
  * - A multi-line capture keeps its layout relative to its own first line and is moved to the
  *   indentation the metavariable has in the template; the whole replacement is then indented
  *   like the line the match starts on.
