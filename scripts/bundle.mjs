@@ -7,6 +7,34 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * yargs measures its help text with string-width (three copies: yargs', cliui's, wrap-ansi's),
+ * whose module body builds an Intl.Segmenter and a `\p{RGI_Emoji}` regex: ~60 ms of every
+ * start-up, for text that is ASCII. Every `string-width` import gets this module instead: ASCII
+ * (after ANSI escapes) is measured by its length, which is string-width's own fast path; any
+ * other text loads the real string-width on first use (a bundled require() initialises lazily).
+ */
+const lazyStringWidth = {
+  name: "lazy-string-width",
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) => (args.namespace === "lazy-string-width" ? undefined : { path: "string-width", namespace: "lazy-string-width" }));
+    b.onLoad({ filter: /.*/, namespace: "lazy-string-width" }, () => ({
+      resolveDir: root,
+      contents: [
+        "import stripAnsi from 'strip-ansi';",
+        "let real;",
+        "export default function stringWidth(input, options = {}) {",
+        "  if (typeof input !== 'string' || input.length === 0) return 0;",
+        "  const plain = options.countAnsiEscapeCodes ? input : stripAnsi(input);",
+        "  if (/^[\\u0020-\\u007E]*$/.test(plain)) return plain.length;",
+        "  real ??= require('string-width').default;",
+        "  return real(input, options);",
+        "}",
+      ].join("\n"),
+    }));
+  },
+};
 const outdir = path.join(root, "dist", "bundle");
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -33,5 +61,6 @@ await build({
     ].join(" "),
   },
   define: { __filename: "__tgFilename", __dirname: "__tgDirname" },
+  plugins: [lazyStringWidth],
   logLevel: "warning",
 });

@@ -28,7 +28,9 @@ export async function main(argv: string[]): Promise<number> {
     exitCode = code;
   };
   try {
-    await yargs(argv)
+    const cli = yargs(argv);
+    skipHelpCache(cli);
+    await cli
       .scriptName("tollgate")
       .usage("$0 <command> [options]\n\nRun codemod recipes: preview every change, gate it by policy, apply, report.")
       .command(runCommand(setExit))
@@ -74,6 +76,16 @@ export async function main(argv: string[]): Promise<number> {
     return reportError(err);
   }
   return exitCode;
+}
+
+/**
+ * yargs renders a command's whole help text as its handler starts, in case a failure later wants
+ * to show it (~20-80 ms of text layout on every run); tollgate's fail handler never shows help, and
+ * `--help` renders it afresh. Guarded: an internal of yargs 18.
+ */
+function skipHelpCache(cli: unknown): void {
+  const usage = (cli as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
 /** `--format github`, or GitHub Actions without another `--format` (as the run decides). */
