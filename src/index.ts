@@ -14,10 +14,22 @@ export type {
   TextContent,
 } from "./custom/types.js";
 export { defineTool } from "./custom/define.js";
-export type { FileChange, PendingAction, TextEdit, Tool, ToolCallResult } from "./session/types.js";
+export type { FileChange, PendingAction, StagedAction, TextEdit, Tool, ToolCallResult } from "./session/types.js";
 export { PendingActionStore } from "./session/store.js";
 export { Session, STORE_UNAVAILABLE } from "./session/session.js";
 export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";
-export { prepareRun, executeRun, runRecipe, type RunOptions, type RunResult } from "./runner/run.js";
+export { prepareRun, executeRun, runRecipe } from "./runner/run.js";
+export type {
+  Approvals,
+  ApprovalAnswer,
+  Approver,
+  PlanGate,
+  PreparedRun,
+  RunControls,
+  RunEvent,
+  RunInput,
+  RunResult,
+  RunWorld,
+} from "./runner/types.js";
 export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
 export { Workspace } from "./workspace/workspace.js";

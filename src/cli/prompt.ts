@@ -1,5 +1,5 @@
-import type { ApprovalAnswer, Approver } from "../runner/resolution.js";
-import type { PendingAction } from "../session/types.js";
+import type { ApprovalAnswer, Approver } from "../runner/types.js";
+import type { StagedAction } from "../session/types.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
 import { MAX_PROMPT_DIFF_LINES, promptView } from "./prompt-view.js";
 
@@ -32,7 +32,7 @@ export function interactiveApprover(
   options: {
     io?: PromptIO;
     onInterrupt?: () => void;
-    beforePrompt?: (action: PendingAction) => void;
+    beforePrompt?: (staged: StagedAction) => void;
     /** The run's interrupt (SIGINT/SIGTERM/SIGHUP): the prompt stops waiting, the run ends like on Ctrl-C. */
     signal?: AbortSignal;
     /** The terminal closed while the prompt waited (end of input, EIO): the run stops as on SIGHUP. */
@@ -43,10 +43,10 @@ export function interactiveApprover(
 ): Approver | undefined {
   const io = options.io ?? defaultIO();
   if (!canPrompt(env, io)) return undefined;
-  return async (action, info) => {
-    options.beforePrompt?.(action);
+  return async (staged, info) => {
+    options.beforePrompt?.(staged);
     const out = io.output;
-    const id = action.meta?.id ?? "?";
+    const { action, id } = staged;
     out.write(`\n${c.bold(safeText(action.label))} ${c.dim(`(${id}, ${action.sourceToolName})`)}\n`);
     const changes = action.changes ?? [];
     if (changes.length === 0) out.write(info.diff ? colorDiff(info.diff, c) : `${c.dim("(no file diff: an opaque action)")}\n`);

@@ -1,5 +1,6 @@
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
+import type { RunEvent } from "../runner/types.js";
 import { outcomeLine } from "../report/words.js";
 import { pathHint } from "../util/path-hint.js";
 import { renderResolveReason } from "../session/resolve.js";
@@ -45,7 +46,14 @@ export function createReporter(opts: ReporterOptions) {
     status = undefined;
     stream.write("\r\x1b[K");
   };
-  return {
+  const reporter = {
+    /** The run's events, as the runner emits them. */
+    event: (e: RunEvent) => {
+      if (e.type === "step_started") reporter.stepStart(e);
+      else if (e.type === "progress") reporter.progress(e);
+      else if (e.type === "step_ended") reporter.stepEnd(e.step, e.index, e.total);
+      else if (e.type === "outcome") reporter.outcome(e.record);
+    },
     stepStart: (step: { id: string; tool: string; index: number; total: number }) => {
       const text = `[${step.index + 1}/${step.total}] ${safeText(step.id)} (${step.tool})`;
       if (!live) return; // one line per step, written when it ends
@@ -97,4 +105,5 @@ export function createReporter(opts: ReporterOptions) {
     /** Stops the spinner (before a prompt or an error message). */
     pause: clear,
   };
+  return reporter;
 }

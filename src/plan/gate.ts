@@ -1,21 +1,17 @@
-import type { ResolutionContext } from "../runner/resolution.js";
-import type { PendingAction } from "../session/types.js";
+import type { PlanGate } from "../runner/types.js";
+import type { StagedAction } from "../session/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { MissingAction, PlanInfo } from "./types.js";
-
-type Gate = NonNullable<ResolutionContext["planGate"]>;
 
 /**
  * The apply-time gate (SPEC 6.3): an action is matched to the plan by id; a changed fingerprint
  * makes it `stale` and one without a planned counterpart is discarded, so nothing unreviewed is
  * written. A matched, unchanged action is left to the policy and approvals (undefined).
  */
-export function createPlanGate(plan: PlanInfo): { gate: Gate; seen: Set<string> } {
+export function createPlanGate(plan: PlanInfo): { gate: PlanGate; seen: Set<string> } {
   const planned = new Map(plan.actions.map((a) => [a.id, a]));
   const seen = new Set<string>();
-  const gate: Gate = (action: PendingAction) => {
-    const id = action.meta?.id ?? "";
-    const fingerprint = action.meta?.fingerprint ?? "";
+  const gate: PlanGate = ({ id, fingerprint }: StagedAction) => {
     const match = planned.get(id);
     if (!match) return { outcome: "discard", reason: `not in the plan: ${id} has no planned counterpart` };
     seen.add(id);

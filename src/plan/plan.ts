@@ -4,9 +4,9 @@ import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { InputError } from "../errors.js";
 import type { Policy } from "../policy/policy.js";
-import { decide, factsOf } from "../policy/policy.js";
+import { decide, factsOf, type ActionFacts } from "../policy/policy.js";
 import type { Report } from "../report/types.js";
-import type { PendingAction } from "../session/types.js";
+import type { RunEvent } from "../runner/types.js";
 import { sha256 } from "../util/hash.js";
 import type { PlanFile, PlanInfo, PlannedAction } from "./types.js";
 import { relativeInside } from "../util/inside.js";
@@ -30,14 +30,23 @@ export async function fileSha256(file: string, what: string, display: string): P
   }
 }
 
-/** Records, per action id, what the policy would decide at apply time. */
+/**
+ * Records, per action id, what the policy would decide at apply time, from the run's events:
+ * the facts of each staged action, decided when its outcome comes (before the outcome's line is
+ * shown). A blocked action, or one discarded by an interrupt, was never up for decision.
+ */
 export function decisionRecorder(policy: Policy) {
   const decided = new Map<string, PlannedAction["wouldDecide"]>();
+  const facts = new Map<string, ActionFacts>();
   return {
     decided,
-    gate(action: PendingAction): undefined {
-      if (action.meta) decided.set(action.meta.id, decide(policy, factsOf(action)));
-      return undefined;
+    onEvent(event: RunEvent): void {
+      if (event.type === "action_staged") facts.set(event.staged.id, factsOf(event.staged));
+      if (event.type !== "outcome") return;
+      const { id, decision, rule } = event.record;
+      const known = facts.get(id);
+      facts.delete(id);
+      if (known && decision !== "blocked" && rule.name !== "interrupted") decided.set(id, decide(policy, known));
     },
   };
 }

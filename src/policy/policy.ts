@@ -2,7 +2,7 @@ import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
 import { readConfigFile } from "../recipe/read.js";
 import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
-import type { PendingAction } from "../session/types.js";
+import type { StagedAction } from "../session/types.js";
 import { checkGlob, globMatcher, textGlobMatcher } from "../workspace/glob.js";
 import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
 
@@ -25,10 +25,10 @@ export interface ActionFacts {
   replacements: number | undefined;
 }
 
-export function factsOf(action: PendingAction): ActionFacts {
+export function factsOf({ action, stepId }: Pick<StagedAction, "action" | "stepId">): ActionFacts {
   return {
     sourceToolName: action.sourceToolName,
-    stepId: action.meta?.stepId ?? "",
+    stepId,
     label: action.label,
     paths: action.changes?.map((c) => c.path),
     replacements: action.replacements,

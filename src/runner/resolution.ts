@@ -2,26 +2,13 @@ import { BlockedError, StaleError, messageOf } from "../errors.js";
 import { decide, factsOf, type Policy } from "../policy/policy.js";
 import type { Session } from "../session/session.js";
 import type { ResolveParams } from "../session/resolve.js";
-import { joinText, type FileChange, type PendingAction } from "../session/types.js";
+import { joinText, type FileChange, type PendingAction, type StagedAction } from "../session/types.js";
 import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
 import { gitDiff } from "../workspace/diff.js";
 import { RolledBackError, type Workspace } from "../workspace/workspace.js";
+import type { Approval, Approvals, Approver, PlanGate } from "./types.js";
 
-export type ApprovalAnswer = "y" | "n" | "a" | "d" | "q";
-export type Approval = NonNullable<OutcomeRecord["approval"]>;
-
-/** Asks a person about one action (the interactive prompt); absent when nobody can answer. */
-export type Approver = (action: PendingAction, info: { diff: string; remaining: number }) => Promise<ApprovalAnswer>;
-
-export interface ApprovalSources {
-  /** `--approve <id|fingerprint>` */
-  ids: ReadonlySet<string>;
-  approveAll: boolean;
-  /** From `--approvals FILE`: fingerprint → who. */
-  file: ReadonlyMap<string, string>;
-  prompt?: Approver;
-}
-
+/** What a resolution point needs: the run's parts, its decisions' inputs, and where outcomes go. */
 export interface ResolutionContext {
   session: Session;
   workspace: Workspace;
@@ -31,12 +18,12 @@ export interface ResolutionContext {
   applyTimeoutMs?: number;
   /** What forced dry-run, recorded as the deciding rule: "--dry-run", "--check" or "plan". */
   forcedBy?: string;
-  approvals: ApprovalSources;
+  approvals: Approvals;
+  approver?: Approver;
   now: () => number;
-  /** Plan gate (tollgate apply): returns a verdict for an action or undefined to decide normally. */
-  planGate?: (action: PendingAction) => { outcome: "stale" | "discard"; reason: string } | { approved: Approval } | undefined;
-  /** Called with every outcome as it is recorded. */
-  onOutcome?: (record: OutcomeRecord) => void;
+  gate?: PlanGate;
+  /** Receives every outcome as it is recorded. */
+  onOutcome: (record: OutcomeRecord, resolved: Resolved) => void;
   /** Aborted on SIGINT/SIGTERM: nothing more is applied; the rest is discarded as interrupted. */
   signal?: AbortSignal;
 }
@@ -80,7 +67,7 @@ function blockedBy(action: PendingAction, workspace: Workspace): string | undefi
 }
 
 async function verdictFor(
-  action: PendingAction,
+  staged: StagedAction,
   ctx: ResolutionContext,
   state: PromptState,
   requested: ResolveParams | undefined,
@@ -95,6 +82,7 @@ async function verdictFor(
       outcome: "discarded",
     };
   }
+  const { action } = staged;
   const blocked = blockedBy(action, ctx.workspace);
   if (blocked && requested?.action === "discard") {
     // An explicit discard is always honoured: nothing is written, so nothing is refused.
@@ -109,7 +97,7 @@ async function verdictFor(
       outcome: "blocked",
     };
   }
-  const gate = ctx.planGate?.(action);
+  const gate = ctx.gate?.(staged);
   if (gate && "outcome" in gate) {
     return {
       decision: "discard",
@@ -121,7 +109,7 @@ async function verdictFor(
   }
   const decided = ctx.forceDryRun
     ? { decision: "dry-run" as const, rule: { name: ctx.forcedBy ?? "--dry-run", index: null } }
-    : decide(ctx.policy, factsOf(action));
+    : decide(ctx.policy, factsOf(staged));
   const ruleText =
     decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;
   const base = { decision: decided.decision, rule: decided.rule };
@@ -149,7 +137,7 @@ async function verdictFor(
     case "dry-run": {
       // `tollgate apply` exists to apply what a person approved: there, an explicit approval
       // of a planned action outweighs a dry-run default (no policy file means dry-run).
-      const approval = ctx.planGate && !ctx.forceDryRun ? explicitApproval(action, ctx) : undefined;
+      const approval = ctx.gate && !ctx.forceDryRun ? explicitApproval(staged, ctx) : undefined;
       if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
       return leave("dry-run", `dry-run (${ruleText})`);
     }
@@ -157,11 +145,11 @@ async function verdictFor(
       return leave("discarded", `discard by ${ruleText}`);
     case "require-approval": {
       if (gate && "approved" in gate) return apply(gate.approved, `approved in plan (${gate.approved.by})`);
-      const approval = explicitApproval(action, ctx);
+      const approval = explicitApproval(staged, ctx);
       if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
       if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
-      if (ctx.approvals.prompt && !state.stopAsking) {
-        const answer = await ctx.approvals.prompt(action, { diff: gitDiff(action.changes ?? []), remaining });
+      if (ctx.approver && !state.stopAsking) {
+        const answer = await ctx.approver(staged, { diff: gitDiff(action.changes ?? []), remaining });
         if (ctx.signal?.aborted) return leave("discarded", "interrupted");
         if (answer === "a") state.applyAll = true;
         if (answer === "q") state.stopAsking = true;
@@ -174,9 +162,7 @@ async function verdictFor(
 }
 
 /** An approval given on the command line or in an approvals file (not the prompt). */
-function explicitApproval(action: PendingAction, ctx: ResolutionContext): { approval: Approval; why: string } | undefined {
-  const id = action.meta?.id ?? "";
-  const fp = action.meta?.fingerprint ?? "";
+function explicitApproval({ id, fingerprint: fp }: StagedAction, ctx: ResolutionContext): { approval: Approval; why: string } | undefined {
   if (ctx.approvals.ids.has(id) || ctx.approvals.ids.has(fp)) {
     return { approval: { by: ctx.approvals.ids.has(id) ? id : fp, via: "flag" }, why: "approved by --approve" };
   }
@@ -195,19 +181,19 @@ function failureOutcome(error: unknown): Outcome {
   return "failed";
 }
 
-/**
- * The resolution point (SPEC 1.4): while the stack is non-empty, decide for the top action and
- * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
- * recipe resolve step, which resolves only the top action.
- */
 /** One resolve call's result as the runner keeps it: the action it consumed and its record. */
 export interface Resolved {
-  action: PendingAction;
+  staged: StagedAction;
   record: OutcomeRecord;
   /** The action's file changes as written (applied) or as staged. */
   changes: readonly FileChange[];
 }
 
+/**
+ * The resolution point (SPEC 1.4): while the stack is non-empty, decide for the top action and
+ * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
+ * recipe resolve step, which resolves only the top action.
+ */
 export async function resolvePending(
   ctx: ResolutionContext,
   state: PromptState,
@@ -217,18 +203,20 @@ export async function resolvePending(
   const out: Resolved[] = [];
   while (ctx.session.store.hasPending) {
     const top = ctx.session.store.peek()!;
-    const verdict = await verdictFor(top, ctx, state, requested, ctx.session.store.count);
+    const staged = ctx.session.stagedOf(top) ?? unrecorded(top, stepId);
+    const verdict = await verdictFor(staged, ctx, state, requested, ctx.session.store.count);
     // resolve pops synchronously when called, so the action it consumes is the top seen here;
     // one pushed while the verdict was awaited (a prompt) is decided for first.
     if (ctx.session.store.peek() !== top) continue;
     const action = top;
     const started = ctx.now();
-    // Everything an apply writes through the workspace is one unit: rolled back if it fails.
-    const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction() : undefined;
+    // Everything an apply writes through the workspace is one unit, owned by this action (named
+    // when a later change overlaps its writes): rolled back if it fails.
+    const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction({ owner: staged.id }) : undefined;
     const call = await ctx.session.call("resolve", verdict.params, stepId, {
       ...(verdict.params.action === "apply" ? { timeoutMs: ctx.applyTimeoutMs } : {}),
-      what: `The ${verdict.params.action} of ${top.meta?.id ?? "an action"}`,
-      timeoutMessage: `The apply of ${top.meta?.id ?? "an action"} timed out after ${ctx.applyTimeoutMs} ms (recipe applyTimeout)`,
+      what: `The ${verdict.params.action} of ${staged.id}`,
+      timeoutMessage: `The apply of ${staged.id} timed out after ${ctx.applyTimeoutMs} ms (recipe applyTimeout)`,
     });
     const ended = await tx?.end(call.result.isError ? (call.error ?? new Error(joinText(call.result))) : undefined);
     if (ended?.error && ended.error !== call.error) {
@@ -240,12 +228,12 @@ export async function resolvePending(
     const outcome = failed ? failureOutcome(call.error) : verdict.outcome;
     const changes = ended && ended.written.length > 0 ? ended.written : (action.changes ?? []);
     const record: OutcomeRecord = {
-      id: action.meta?.id ?? `${stepId}#?`,
-      fingerprint: action.meta?.fingerprint ?? "",
+      id: staged.id,
+      fingerprint: staged.fingerprint,
       label: action.label,
       sourceToolName: action.sourceToolName,
-      step: action.meta?.stepId ?? stepId,
-      toolCallId: action.meta?.toolCallId ?? "",
+      step: staged.stepId,
+      toolCallId: staged.toolCallId,
       resolveToolCallId: call.toolCallId,
       requested: requested ?? null,
       decision: outcome === "blocked" ? "blocked" : verdict.decision,
@@ -268,9 +256,15 @@ export async function resolvePending(
       ...(failed && call.error instanceof RolledBackError ? { rolledBack: true } : {}),
       durationMs: ctx.now() - started,
     };
-    out.push({ action, record, changes });
-    ctx.onOutcome?.(record);
+    const resolved: Resolved = { staged, record, changes };
+    out.push(resolved);
+    ctx.onOutcome(record, resolved);
     if (requested) break;
   }
   return out;
+}
+
+/** An action pushed onto the store directly, not through the session: it has no record. */
+function unrecorded(action: PendingAction, stepId: string): StagedAction {
+  return { action, id: `${stepId}#?`, stepId, toolCallId: "", order: Number.MAX_SAFE_INTEGER, preview: undefined, fingerprint: "" };
 }

@@ -25,8 +25,8 @@ export interface ResolveDetails {
 
 /**
  * Resolves the top action of the store. The action is popped before its callback runs, so it
- * is consumed whatever happens next (SPEC 1.2). `onPopped` lets the runner see which action a
- * call consumed even when its callback throws.
+ * is consumed whatever happens next (SPEC 1.2). `onPopped` lets the session record which
+ * action a call consumed (ToolCallRecord.consumed), even when its callback throws.
  */
 export async function resolveTop(
   store: PendingActionStore,

@@ -5,7 +5,7 @@ import { sha256 } from "../util/hash.js";
 import { bounded } from "../util/settle.js";
 import { createResolveTool } from "./resolve.js";
 import { PendingActionStore } from "./store.js";
-import { joinText, type AgentToolResult, type PendingAction, type Tool, type ToolCallResult } from "./types.js";
+import { joinText, type AgentToolResult, type PendingAction, type StagedAction, type Tool, type ToolCallResult } from "./types.js";
 
 export const STORE_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
 
@@ -18,14 +18,16 @@ export interface ToolCallRecord {
   /** What the tool threw, when it did (the result then has isError). */
   error?: unknown;
   /** Actions this call pushed, in push order. */
-  pushed: PendingAction[];
+  pushed: StagedAction[];
+  /** The action this call consumed (a `resolve` pops one before running its callback). */
+  consumed?: StagedAction;
   startedAt: number;
   durationMs: number;
 }
 
 export type SessionEvent =
   | { type: "call_start"; toolCallId: string; stepId: string; tool: string; params: unknown }
-  | { type: "action_pushed"; action: PendingAction }
+  | { type: "action_pushed"; staged: StagedAction }
   /** A tool's progress report (its `onUpdate` calls), for live progress displays. */
   | { type: "update"; toolCallId: string; stepId: string; partial: AgentToolResult }
   | { type: "call_end"; record: ToolCallRecord };
@@ -34,7 +36,8 @@ export type SessionEvent =
 interface CallState {
   stepId: string;
   toolCallId: string;
-  pushed: PendingAction[];
+  pushed: StagedAction[];
+  consumed?: StagedAction;
   /** Set when the call is over: finished, timed out or stuck. */
   ended?: string;
 }
@@ -98,6 +101,9 @@ export class Session {
   readonly #now: () => number;
   readonly #listeners = new Set<(event: SessionEvent) => void>();
   readonly #pushCounts = new Map<string, number>();
+  /** Records of the actions on the store, until a resolve consumes them. */
+  readonly #pending = new Map<PendingAction, StagedAction>();
+  #pushes = 0;
   #callCounter = 0;
   #current: CallState | undefined;
   readonly #calls = new AsyncLocalStorage<CallState>();
@@ -108,7 +114,7 @@ export class Session {
     this.#now = options.now ?? Date.now;
     this.signal = options.signal;
     this.#state = options.active === false ? "idle" : "active";
-    this.register(createResolveTool(this.store));
+    this.register(createResolveTool(this.store, (action) => this.#consume(action)));
   }
 
   get active(): boolean {
@@ -135,9 +141,15 @@ export class Session {
     this.tools.set(tool.name, tool);
   }
 
+  /** The record of an action still on the store (undefined once consumed, or never pushed here). */
+  stagedOf(action: PendingAction): StagedAction | undefined {
+    return this.#pending.get(action);
+  }
+
   /**
-   * Pushes an action staged by the tool call in progress, attaching the runner's bookkeeping
-   * (`<step-id>#<n>` id, tool-call id). Outside a call the action belongs to the last step.
+   * Pushes an action staged by the tool call in progress and records the runner's bookkeeping
+   * about it (`<step-id>#<n>` id, tool-call id) beside it. Outside a call the action belongs to
+   * the last step.
    */
   pushPendingAction(action: PendingAction): void {
     if (this.#state !== "active") throw new Error(STORE_UNAVAILABLE);
@@ -150,10 +162,19 @@ export class Session {
     const toolCallId = current?.toolCallId ?? this.records.at(-1)?.toolCallId ?? "none";
     const n = (this.#pushCounts.get(stepId) ?? 0) + 1;
     this.#pushCounts.set(stepId, n);
-    action.meta = { id: `${stepId}#${action.key ?? n}`, stepId, toolCallId, fingerprint: fingerprintOf(action) };
-    current?.pushed.push(action);
+    const staged: StagedAction = {
+      action,
+      id: `${stepId}#${action.key ?? n}`,
+      stepId,
+      toolCallId,
+      order: this.#pushes++,
+      preview: undefined,
+      fingerprint: fingerprintOf(action),
+    };
+    this.#pending.set(action, staged);
+    current?.pushed.push(staged);
     this.store.push(action);
-    this.#emit({ type: "action_pushed", action });
+    this.#emit({ type: "action_pushed", staged });
   }
 
   /**
@@ -174,7 +195,7 @@ export class Session {
   async call(toolName: string, params: unknown, stepId: string, options: CallOptions = {}): Promise<ToolCallRecord> {
     const toolCallId = `call_${++this.#callCounter}`;
     const startedAt = this.#now();
-    const pushed: PendingAction[] = [];
+    const pushed: StagedAction[] = [];
     const state: CallState = { stepId, toolCallId, pushed };
     this.#current = state;
     this.#emit({ type: "call_start", toolCallId, stepId, tool: toolName, params });
@@ -201,10 +222,9 @@ export class Session {
       state.ended ??= "finished";
       if (this.#current === state) this.#current = undefined;
     }
-    for (const action of pushed) {
-      if (!action.meta) continue;
-      action.meta.preview = result;
-      action.meta.fingerprint = fingerprintOf(action);
+    for (const staged of pushed) {
+      staged.preview = result;
+      staged.fingerprint = fingerprintOf(staged.action, result);
     }
     const record: ToolCallRecord = {
       toolCallId,
@@ -214,6 +234,7 @@ export class Session {
       result,
       ...(failed ? { error } : {}),
       pushed,
+      ...(state.consumed ? { consumed: state.consumed } : {}),
       startedAt,
       durationMs: this.#now() - startedAt,
     };
@@ -238,6 +259,14 @@ export class Session {
     return tool.execute(toolCallId, params as never, onUpdate, ctx, this.signal);
   }
 
+  /** A resolve popped `action`: it is consumed whatever happens next (SPEC 1.2). */
+  #consume(action: PendingAction): void {
+    const staged = this.#pending.get(action);
+    this.#pending.delete(action);
+    const state = this.#calls.getStore() ?? this.#current;
+    if (state && staged) state.consumed = staged;
+  }
+
   #emit(event: SessionEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
@@ -255,7 +284,7 @@ function normalizeResult(result: unknown): ToolCallResult {
  * sha256 over the source tool, label and exact changes (path, before and after hashes) or, for
  * opaque actions, over their details and the preview text (SPEC 6.3).
  */
-export function fingerprintOf(action: PendingAction): string {
+export function fingerprintOf(action: PendingAction, preview?: ToolCallResult): string {
   const body = action.changes
     ? {
         source: action.sourceToolName,
@@ -266,7 +295,7 @@ export function fingerprintOf(action: PendingAction): string {
         source: action.sourceToolName,
         label: action.label,
         details: safeJson(action.details),
-        preview: joinText(action.meta?.preview),
+        preview: joinText(preview),
       };
   return sha256(JSON.stringify(body));
 }

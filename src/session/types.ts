@@ -86,8 +86,8 @@ export interface EditRequest {
 }
 
 /**
- * A pending action as the store holds it (SPEC 1.1). `apply`/`reject` come from the producer;
- * `meta` is the runner's bookkeeping, filled by the session when the push happens.
+ * A pending action as the store holds it (SPEC 1.1): what its producer made, never written to by
+ * the runner. The runner's bookkeeping about it is a separate record (StagedAction).
  */
 export interface PendingAction {
   label: string;
@@ -105,16 +105,23 @@ export interface PendingAction {
   key?: string;
   /** Replacement count, when the producer knows it (policy `maxReplacements`). */
   replacements?: number;
-  meta?: ActionMeta;
 }
 
-export interface ActionMeta {
-  /** `<step-id>#<n>`, n = 1-based order in which that step pushed it. */
-  id: string;
-  stepId: string;
-  toolCallId: string;
-  /** The producing tool call's result (the preview); filled when the call returns. */
-  preview?: ToolCallResult;
+/**
+ * The session's record of one pushed action (SPEC 1.1's runner bookkeeping), kept beside the
+ * action, not on it: its id, who pushed it, the pushing call's result and the fingerprint.
+ */
+export interface StagedAction {
+  readonly action: PendingAction;
+  /** `<step-id>#<n>`, n = 1-based order in which that step pushed it (or its `key`). */
+  readonly id: string;
+  readonly stepId: string;
+  readonly toolCallId: string;
+  /** 0-based order of the push within the session. */
+  readonly order: number;
+  /** The producing tool call's result (the preview); set when the call returns. */
+  preview: ToolCallResult | undefined;
+  /** Final once the producing call has returned (an opaque action's covers its preview). */
   fingerprint: string;
 }
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { InputError, messageOf, type Issue } from "../errors.js";
 import type { ExecFn } from "../exec.js";
 import type { Report } from "../report/types.js";
-import type { RunOptions } from "../runner/run.js";
+import type { RunInput, RunWorld } from "../runner/types.js";
 import type { TestCase } from "./case.js";
 import { pathScrubber, snapshotDiff, snapshotOf, snapshotText } from "./snapshot.js";
 import { compareTrees, copyInput, readTree, writeTree } from "./tree.js";
@@ -89,17 +89,15 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
     await copyInput(testCase.inputDir, ws);
     if (testCase.git) await initGit(ws, ctx.exec);
     const { runRecipe } = await import("../runner/run.js");
-    const options: RunOptions = {
+    const input: RunInput = {
       recipePath: ctx.recipe,
-      cwd: ws,
       command: "test",
       ...(testCase.policyPath ? { policyPath: testCase.policyPath } : { mode: "auto-apply" }),
       vars: Object.entries(testCase.vars).map(([k, v]) => `${k}=${String(v)}`),
       scope: testCase.files ? { files: testCase.files } : {},
-      exec: ctx.exec,
-      displayBase: ctx.displayBase,
     };
-    const run = async () => (await runRecipe(options)).report;
+    const world: RunWorld = { cwd: ws, exec: ctx.exec, displayBase: ctx.displayBase };
+    const run = async () => (await runRecipe(input, world)).report;
     const first = await run();
     const scrub = pathScrubber([
       [ws, "<workspace>"],

@@ -28,8 +28,8 @@ export function createFileAction(workspace: Workspace, input: FileActionInput): 
     ...(input.replacements !== undefined ? { replacements: input.replacements } : {}),
     ...(input.key !== undefined ? { key: input.key } : {}),
     async apply(): Promise<AgentToolResult> {
-      // The id names this action when a later change overlaps what it wrote (rebase.ts).
-      const written = await workspace.apply(input.changes, { owner: action.meta?.id });
+      // Inside the runner's action transaction, which names this action as the owner of its writes.
+      const written = await workspace.apply(input.changes);
       return textResult(input.appliedText?.(written) ?? "", { files: written.map((c) => c.path) });
     },
   };

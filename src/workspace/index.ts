@@ -4,6 +4,5 @@ export * from "./lock.js";
 export * from "./recover.js";
 export * from "./paths.js";
 export * from "./sanitize.js";
-export * from "./interrupt.js";
 export * from "./action.js";
 export * from "./text.js";

@@ -141,6 +141,8 @@ export class RollbackError extends Error implements ApplyFailure {
 
 /** Originals recorded by one action (or, with `--atomic`, by the whole run). */
 class Scope {
+  /** The action this scope is (its id): named when a later change overlaps what it wrote. */
+  owner: string | undefined;
   readonly entries = new Map<string, JournalEntry>();
   readonly dirs: string[] = [];
   /** The changes as written (rebased where the file had moved), in write order. */
@@ -474,7 +476,7 @@ export class Workspace {
       await this.#commit(scope);
     }
     // Later movable changes are rebased over these writes (rebase.ts).
-    for (const h of history) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner: options.owner });
+    for (const h of history) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner: options.owner ?? this.#scope?.owner });
     return written;
   }
 
@@ -517,7 +519,7 @@ export class Workspace {
    * A commit can fail too (the journal cannot be removed): the action is then rolled back and
    * that error returned. Nested begins join the outer action.
    */
-  beginAction(): ActionTransaction {
+  beginAction(options: { owner?: string } = {}): ActionTransaction {
     if (this.#scope) {
       return { end: async (error) => (error === undefined ? { rolledBack: false, written: [] } : { error: toError(error), rolledBack: false, written: [] }) };
     }
@@ -526,6 +528,7 @@ export class Workspace {
       return { end: async () => ({ error: new Error(broken), rolledBack: false, written: [] }) };
     }
     const scope = new Scope();
+    scope.owner = options.owner;
     this.#scope = scope;
     let ended = false;
     return {

@@ -157,9 +157,12 @@ describe("resolve (seed behaviour matrix, seed-semantics 2.10)", () => {
       },
     });
     const rec = await session.call("two", "x", "step-a");
-    expect(rec.pushed.map((a) => a.meta?.id)).toEqual(["step-a#1", "step-a#2"]);
-    expect(rec.pushed[0]?.meta?.toolCallId).toBe(rec.toolCallId);
-    expect(rec.pushed[0]?.meta?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(rec.pushed.map((s) => s.id)).toEqual(["step-a#1", "step-a#2"]);
+    expect(rec.pushed[0]?.toolCallId).toBe(rec.toolCallId);
+    expect(rec.pushed[0]?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(rec.pushed[0]?.action.label).toBe("P: 1");
+    // the runner's bookkeeping lives beside the action, never on it
+    expect(Object.keys(rec.pushed[0]!.action)).not.toContain("meta");
   });
 
   it("renders Accept/Discard lines like the original renderer", () => {

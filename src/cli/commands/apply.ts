@@ -3,6 +3,7 @@ import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
 import { DECISIONS } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
+import type { RunInput } from "../../runner/types.js";
 import { approveIds, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
 import { relativeInside } from "../../util/inside.js";
 
@@ -67,9 +68,8 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
       const { loadApprovalsFile } = await import("../approvals.js");
       const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
       const { gate, seen } = createPlanGate(info);
-      const options = {
+      const input: RunInput = {
         recipePath,
-        cwd,
         command: "apply",
         ...(policy ? { policyPath: path.resolve(args.policy!), policy } : {}),
         dryRun: Boolean(args["dry-run"]),
@@ -83,16 +83,16 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
           exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.plan]),
         },
         approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
-        displayBase: process.cwd(),
-        planGate: gate,
       };
-      const code = await executeWithOutputs(options, args, async (report: Report) => {
-        const missing = await missingActions(info, seen, new Workspace({ root: cwd }));
-        for (const m of missing) {
-          const why = m.alreadyApplied ? "already applied" : "no longer arises";
-          process.stderr.write(`tollgate: planned action ${m.id} did not come back (${why}): ${m.label.split("\n")[0]}\n`);
-        }
-        return { ...report, fromPlan: { path: path.resolve(args.plan), sha256 }, missing };
+      const code = await executeWithOutputs({ input, world: { cwd, displayBase: process.cwd() }, gate }, args, {
+        finish: async (report: Report) => {
+          const missing = await missingActions(info, seen, new Workspace({ root: cwd }));
+          for (const m of missing) {
+            const why = m.alreadyApplied ? "already applied" : "no longer arises";
+            process.stderr.write(`tollgate: planned action ${m.id} did not come back (${why}): ${m.label.split("\n")[0]}\n`);
+          }
+          return { ...report, fromPlan: { path: path.resolve(args.plan), sha256 }, missing };
+        },
       });
       setExit(code);
     },

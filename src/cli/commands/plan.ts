@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 import { wouldDecideText } from "../../report/words.js";
-import { buildRunOptions, executeWithOutputs, runFlags, type RunArgs } from "./run.js";
+import { buildRun, executeWithOutputs, runFlags, type RunArgs } from "./run.js";
 
 interface PlanArgs extends RunArgs {
   out?: string;
@@ -23,27 +23,32 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
           describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
         }) as never,
     handler: async (args) => {
-      const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "plan");
+      const run = await buildRun({ ...args, positionals: (args.positionals ?? []).map(String) }, "plan");
+      const { input } = run;
       const [{ loadPolicy, DEFAULT_POLICY }, { decisionRecorder, toPlan }, { writeFileAtomicStream }, { writeReportJson }] = await Promise.all([
         import("../../policy/policy.js"),
         import("../../plan/plan.js"),
         import("../../report/write.js"),
         import("../../report/json.js"),
       ]);
-      const loaded = options.policyPath ? await loadPolicy(options.policyPath, args.policy) : DEFAULT_POLICY;
-      const recorder = decisionRecorder(options.mode ? { ...loaded, default: options.mode } : loaded);
-      const code = await executeWithOutputs({ ...options, dryRun: true, planGate: (a) => recorder.gate(a) }, args, async (report) => {
-        const plan = await toPlan(
-          report,
-          { cwd: options.cwd, recipePath: options.recipePath, policyPath: options.policyPath, vars: options.vars ?? [], mode: options.mode },
-          recorder.decided,
-        );
-        if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write));
-        else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
-        return plan;
-      }, (id) => {
-        const would = recorder.decided.get(id);
-        return would ? wouldDecideText(would) : undefined;
+      const loaded = input.policyPath ? await loadPolicy(input.policyPath, args.policy) : DEFAULT_POLICY;
+      const recorder = decisionRecorder(input.mode ? { ...loaded, default: input.mode } : loaded);
+      const code = await executeWithOutputs({ ...run, input: { ...input, dryRun: true } }, args, {
+        finish: async (report) => {
+          const plan = await toPlan(
+            report,
+            { cwd: run.world.cwd, recipePath: input.recipePath, policyPath: input.policyPath, vars: input.vars ?? [], mode: input.mode },
+            recorder.decided,
+          );
+          if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write));
+          else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
+          return plan;
+        },
+        wouldDecide: (id) => {
+          const would = recorder.decided.get(id);
+          return would ? wouldDecideText(would) : undefined;
+        },
+        onEvent: recorder.onEvent,
       });
       setExit(code);
     },

@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from "yargs";
 import { InputError, TollgateError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
-import type { RunOptions } from "../../runner/run.js";
+import type { PlanGate, RunEvent, RunInput, RunWorld } from "../../runner/types.js";
 import { colorEnabled, colors } from "../../term.js";
 import { createReporter } from "../reporter.js";
 import { writeOutputs } from "../outputs.js";
@@ -91,7 +91,14 @@ export function outputExcludes(cwd: string, files: ReadonlyArray<string | undefi
   return out;
 }
 
-export async function buildRunOptions(args: RunArgs & { positionals: string[]; out?: string }, command: string): Promise<RunOptions> {
+/** A run as the CLI starts it: what to run, in which world, and apply's plan gate. */
+export interface CliRun {
+  input: RunInput;
+  world: RunWorld;
+  gate?: PlanGate;
+}
+
+export async function buildRun(args: RunArgs & { positionals: string[]; out?: string }, command: string): Promise<CliRun> {
   const { recipe, files } = recipeAndFiles(args);
   const cwd = path.resolve(args.cwd ?? ".");
   const { checkWorkspaceDir } = await import("../../workspace/root.js");
@@ -106,9 +113,8 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[]; o
   const shard = parseShard(args.shard);
   const { loadApprovalsFile } = await import("../approvals.js");
   const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
-  return {
+  const input: RunInput = {
     recipePath: path.resolve(recipe),
-    cwd,
     command,
     ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
     dryRun: Boolean(args["dry-run"]),
@@ -122,8 +128,8 @@ export async function buildRunOptions(args: RunArgs & { positionals: string[]; o
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
     approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
-    displayBase: process.cwd(),
   };
+  return { input, world: { cwd, displayBase: process.cwd() } };
 }
 
 export function runCommand(setExit: (code: number) => void): CommandModule<object, RunArgs & { positionals: string[] }> {
@@ -141,8 +147,7 @@ export function runCommand(setExit: (code: number) => void): CommandModule<objec
         .example("$0 run codemod.yaml --policy policy.yaml --report report.json", "apply as the policy decides")
         .example("$0 run codemod.yaml --check --patch changes.patch", "CI gate: exit 1 if anything would change") as never,
     handler: async (args) => {
-      const options = await buildRunOptions({ ...args, positionals: (args.positionals ?? []).map(String) }, "run");
-      setExit(await executeWithOutputs(options, args));
+      setExit(await executeWithOutputs(await buildRun({ ...args, positionals: (args.positionals ?? []).map(String) }, "run"), args));
     },
   };
 }
@@ -154,28 +159,34 @@ export function runCommand(setExit: (code: number) => void): CommandModule<objec
  * signal exits at once (the journal then lets `recover` clean up).
  */
 export async function executeWithOutputs(
-  options: RunOptions,
+  run: CliRun,
   args: RunArgs,
-  /** plan/apply: adds their blocks to the report before it is written. */
-  finish?: (report: Report) => Promise<Report>,
-  /** plan: what the policy would decide for an action, shown on its line. */
-  wouldDecide?: (id: string) => string | undefined,
+  extra: {
+    /** plan/apply: adds their blocks to the report before it is written. */
+    finish?: (report: Report) => Promise<Report>;
+    /** plan: what the policy would decide for an action, shown on its line. */
+    wouldDecide?: (id: string) => string | undefined;
+    /** plan: sees every event before the reporter does. */
+    onEvent?: (event: RunEvent) => void;
+  } = {},
 ): Promise<number> {
+  const { input, world } = run;
+  const { finish, wouldDecide } = extra;
   const env = process.env;
   const format = args.format ?? (env.GITHUB_ACTIONS === "true" ? "github" : "text");
   const c = colors(colorEnabled(process.stderr, args.color, env));
   const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
   const shownAtPrompt = new Set<string>();
-  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, cwd: options.cwd, ...(wouldDecide ? { wouldDecide } : {}) });
+  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, cwd: world.cwd, ...(wouldDecide ? { wouldDecide } : {}) });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
   const { createLogger } = await import("../../logger.js");
   const restoreStdout = divertStdout();
-  const prepared = await prepareRun({ ...options, logger: options.logger ?? createLogger(reporter.log) }).catch((err: unknown) => {
+  const prepared = await prepareRun(input, { ...world, logger: world.logger ?? createLogger(reporter.log) }).catch((err: unknown) => {
     restoreStdout();
     throw err;
   });
-  const { handleInterrupts } = await import("../../workspace/interrupt.js");
+  const { handleInterrupts } = await import("../interrupt.js");
   const interrupts = handleInterrupts({
     onInterrupt: (sig) => {
       // The terminal is gone: what is still written to it must not fail the run's ending.
@@ -187,7 +198,7 @@ export async function executeWithOutputs(
     onForce: () => process.stderr.write("tollgate: a second signal ends the process at once; if files were being written then, run `tollgate recover`\n"),
   });
   const atPrompt = new AbortController();
-  const signals = [interrupts.signal, atPrompt.signal, ...(options.signal ? [options.signal] : [])];
+  const signals = [interrupts.signal, atPrompt.signal];
   try {
     const { interactiveApprover } = await import("../prompt.js");
     const prompt = interactiveApprover(env, c, {
@@ -196,31 +207,31 @@ export async function executeWithOutputs(
         atPrompt.abort();
       },
       signal: interrupts.signal,
-      root: options.cwd,
+      root: world.cwd,
       onHangup: () => {
         for (const stream of [process.stderr, process.stdout]) stream.on("error", () => {});
         atPrompt.abort();
       },
-      beforePrompt: (action) => {
+      beforePrompt: (staged) => {
         reporter.pause();
-        if (action.meta) shownAtPrompt.add(action.meta.id);
+        shownAtPrompt.add(staged.id);
       },
     });
     const started = Date.now();
     const result = await executeRun(prepared, {
-      ...options,
       signal: AbortSignal.any(signals),
-      approvals: { ...options.approvals, ...(prompt ? { prompt } : {}) },
-      onStepStart: reporter.stepStart,
-      onStepEnd: reporter.stepEnd,
-      onOutcome: reporter.outcome,
-      onProgress: reporter.progress,
+      ...(prompt ? { approver: prompt } : {}),
+      ...(run.gate ? { gate: run.gate } : {}),
+      onEvent: (event) => {
+        extra.onEvent?.(event);
+        reporter.event(event);
+      },
     }).catch(async (err: unknown) => {
       // A run that cannot start (lock held, unrecovered journal) still leaves a report (exit 3).
       if (!(err instanceof TollgateError) || err.exitCode !== 3 || !args.report) throw err;
       const { failedStartReport } = await import("../../report/build.js");
       const report = failedStartReport(
-        { recipe: prepared.recipe, policy: prepared.policy, options, startedAt: started, durationMs: Date.now() - started },
+        { recipe: prepared.recipe, policy: prepared.policy, options: { ...input, cwd: world.cwd }, startedAt: started, durationMs: Date.now() - started },
         err.message,
       );
       await writeOutputs(report, { report: args.report });
@@ -232,7 +243,7 @@ export async function executeWithOutputs(
       reporter.done(report);
       const [{ nextSteps }, { getArgv }] = await Promise.all([import("../hints.js"), import("../argv.js")]);
       for (const line of nextSteps(report, getArgv())) process.stderr.write(`${c.yellow(line)}\n`);
-      warnUnmatchedApprovals(options.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
+      warnUnmatchedApprovals(input.approvals?.ids, report, (line) => process.stderr.write(`${line}\n`));
       await writeOutputs(report, { ...args, format }, (line) => process.stderr.write(`${line}\n`), result.previews);
       return report.exitCode;
     } finally {

@@ -47,7 +47,7 @@ async function listTools(args: ToolsArgs): Promise<Tool[]> {
   const cwd = path.resolve(args.cwd ?? ".");
   if (args.recipe) {
     const { prepareRun } = await import("../../runner/run.js");
-    const prepared = await prepareRun({ recipePath: path.resolve(args.recipe), cwd, displayBase: process.cwd() });
+    const prepared = await prepareRun({ recipePath: path.resolve(args.recipe) }, { cwd, displayBase: process.cwd() });
     prepared.session.end();
     return [...prepared.tools.values()];
   }

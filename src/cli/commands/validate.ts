@@ -27,13 +27,14 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
       const { prepareRun } = await import("../../runner/run.js");
       const cwd = path.resolve(args.cwd ?? ".");
       (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd);
-      const prepared = await prepareRun({
-        recipePath: path.resolve(args.recipe),
-        cwd,
-        ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
-        vars: (args.var ?? []).map(String),
-        displayBase: process.cwd(),
-      });
+      const prepared = await prepareRun(
+        {
+          recipePath: path.resolve(args.recipe),
+          ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
+          vars: (args.var ?? []).map(String),
+        },
+        { cwd, displayBase: process.cwd() },
+      );
       prepared.session.end();
       const [{ PREFLIGHTS }, { locate }, { InputError }] = await Promise.all([
         import("../../tools/preflight.js"),
