@@ -6,6 +6,7 @@ import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import type { ToolHost } from "./host.js";
 import { loadRuleSet, type RuleSet } from "./scan/rules.js";
+import { parseIssuesBlock } from "./ast/search.js";
 import { runScan, type Finding } from "./scan/scan.js";
 
 export const astScanParameters = Type.Object(
@@ -34,6 +35,8 @@ export interface AstScanDetails {
   counts: { error: number; warning: number; info: number; hint: number };
   actions: Array<{ id: string; rule: string; fixes: number; files: number }>;
   unreadable?: Array<{ path: string; reason: string }>;
+  /** Matches skipped because they rest on a syntax error (SPEC 3.1): no finding, no fix. */
+  parseIssues?: Array<{ rule: string; path: string; start: { line: number; column: number } }>;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -136,6 +139,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         counts,
         actions,
         ...(out.unreadable.length ? { unreadable: out.unreadable } : {}),
+        ...(out.parseIssues.length ? { parseIssues: out.parseIssues } : {}),
       };
       return textResult(resultText(details, params.limit ?? 50), details);
     },
@@ -160,6 +164,12 @@ function resultText(d: AstScanDetails, limit: number): string {
     for (const s of d.skippedRules) lines.push(`  ${s.id} (${s.file}): ${s.reason}`);
   }
   for (const u of d.unreadable ?? []) lines.push(`Skipped ${u.path}: ${u.reason}`);
+  if (d.parseIssues?.length) {
+    lines.push(
+      "",
+      ...parseIssuesBlock(d.parseIssues.map((p) => `${p.path}:${p.start.line}:${p.start.column}: ${p.rule}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`)),
+    );
+  }
   if (d.actions.length > 0) {
     lines.push("", "Staged:");
     for (const a of d.actions) lines.push(`  ${a.id}: ${plural(a.fixes, "fix", "fixes")} in ${plural(a.files, "file")}`);

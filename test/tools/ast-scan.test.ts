@@ -214,3 +214,40 @@ describe("ast_scan rule features on a real repo", () => {
     expect(r3.json.steps[0].resultText).toContain("Skipped rules:");
   });
 });
+
+describe("ast_scan on files with syntax errors (SPEC 3.1)", () => {
+  it("skips only the matches resting on an error node or an invented token, lists each with its position, keeps the file's other fixes and findings", async () => {
+    const dir = await gitdir({
+      "broken.ts": "foo(a @)\nfoo(b)\nconst z = Effect.map(x, f;\nconst y = Effect.map(u, g)\nnoFix(c @)\nnoFix(d)\n",
+      "rules/rules.yml": [
+        // a plain pattern (the ast engine's path)
+        "id: foo-bar",
+        "language: TypeScript",
+        "rule: { pattern: 'foo($A)' }",
+        "fix: bar($A)",
+        "---",
+        // constraints: matched on napi nodes
+        "id: map-andthen",
+        "language: TypeScript",
+        "rule: { pattern: 'Effect.map($X, $F)' }",
+        "constraints: { F: { kind: identifier } }",
+        "fix: Effect.andThen($X, $F)",
+        "---",
+        // no fix: a finding on a misparse is no finding either (never a false one)
+        "id: no-fix",
+        "language: TypeScript",
+        "severity: warning",
+        "message: noFix of $A",
+        "rule: { pattern: 'noFix($A)' }",
+      ].join("\n"),
+      "recipe.yaml": RECIPE("{ rules: [rules/rules.yml] }"),
+    });
+    const r = await report(dir, ["run", "recipe.yaml", "--mode", "auto-apply"]);
+    expect(r.code, r.stderr).toBe(0);
+    const d = r.json.steps[0].details;
+    expect(d.findings.map((f: any) => `${f.rule} ${f.path}:${f.start.line}:${f.start.column}`)).toEqual(["foo-bar broken.ts:2:1", "map-andthen broken.ts:4:11", "no-fix broken.ts:6:1"]);
+    expect(d.parseIssues.map((p: any) => `${p.rule} ${p.path}:${p.start.line}:${p.start.column}`)).toEqual(["foo-bar broken.ts:1:1", "map-andthen broken.ts:3:11", "no-fix broken.ts:5:1"]);
+    expect(r.json.steps[0].resultText).toContain("Parse issues:\n- broken.ts:1:1: foo-bar: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)");
+    expect(await read(dir, "broken.ts")).toBe("foo(a @)\nbar(b)\nconst z = Effect.map(x, f;\nconst y = Effect.andThen(u, g)\nnoFix(c @)\nnoFix(d)\n");
+  });
+});

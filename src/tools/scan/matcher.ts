@@ -1,20 +1,30 @@
 /**
- * How ast_scan finds the nodes its rules match in one file. Kept behind this one interface so
- * the matching strategy can change (the fidelity issue's single-traversal engine) without
- * touching fixes, findings or staging: whatever finds the nodes, they are napi nodes of one
- * parse of the file, in document order per rule.
+ * How ast_scan finds the nodes of the rules that need napi nodes (transforms, rewriters,
+ * expansions, constraints, relational rules; scan.ts runs plain patterns through the ast
+ * engine instead). Kept behind this one interface so the matching strategy can change without
+ * touching fixes, findings or staging: the nodes are of one parse of the file, in document
+ * order per rule, each with its own env (its rule's captures and transforms).
  */
 import type { Napi } from "../ast/langs.js";
 import { traverse, type EngineOp, type RuleConfig } from "../ast/traverse.js";
 import { napiConfigOf } from "./rules.js";
 import type { ScanRule } from "./types.js";
+import { ruleVars } from "./vars.js";
+
+function capturedVars(r: ScanRule): Set<string> {
+  const vars = ruleVars(r.rule);
+  for (const u of Object.values(r.utils ?? {})) ruleVars(u, vars);
+  for (const c of Object.values(r.constraints ?? {})) ruleVars(c, vars);
+  return vars;
+}
 
 export type SgRoot = ReturnType<Napi["parse"]>;
 export type SgNode = ReturnType<SgRoot["root"]>;
 
 export interface RuleMatches {
   rule: ScanRule;
-  nodes: SgNode[];
+  /** `bad`: the match rests on a syntax error (SPEC 3.1; traverse.ts flagErrors). */
+  nodes: Array<{ node: SgNode; bad: boolean }>;
 }
 
 export interface RuleMatcher {
@@ -22,28 +32,10 @@ export interface RuleMatcher {
   matchFile(text: string, lang: string, rules: readonly ScanRule[]): { root: SgRoot; matches: RuleMatches[] };
 }
 
-/** One parse per file, one napi `findAll` per rule on that parse. */
-export function findAllMatcher(napi: Napi): RuleMatcher {
-  const configs = new WeakMap<ScanRule, Record<string, unknown>>();
-  return {
-    matchFile(text, lang, rules) {
-      const root = napi.parse(lang as never, text);
-      const top = root.root();
-      const matches: RuleMatches[] = [];
-      for (const rule of rules) {
-        let config = configs.get(rule);
-        if (!config) configs.set(rule, (config = napiConfigOf(rule)));
-        const nodes = top.findAll(config as never);
-        if (nodes.length > 0) matches.push({ rule, nodes });
-      }
-      return { root, matches };
-    },
-  };
-}
-
 /**
  * The fidelity engine's single traversal (ast/traverse.ts): one parse and one walk per file for
- * all rules, whatever their number.
+ * all rules, whatever their number. traverse hands back, for a rule with constraints or
+ * transforms, the node of the rule's own match (`find` on the node), whose env has them.
  */
 export function traversalMatcher(napi: Napi): RuleMatcher {
   const ops = new WeakMap<ScanRule, EngineOp>();
@@ -52,19 +44,16 @@ export function traversalMatcher(napi: Napi): RuleMatcher {
       const root = napi.parse(lang as never, text);
       const list = rules.map((r) => {
         let op = ops.get(r);
-        if (!op) ops.set(r, (op = { pat: "", config: napiConfigOf(r) as RuleConfig, captures: {} }));
+        // Every metavariable the rule can capture: an error node inside one is copied verbatim,
+        // so it does not make the match rest on the error (flagErrors).
+        if (!op) ops.set(r, (op = { pat: "", config: napiConfigOf(r) as RuleConfig, captures: {}, all: Object.fromEntries([...capturedVars(r)].map((v) => [v, false])) }));
         return op;
       });
       const { found } = traverse(root.root(), list, list.map((_, i) => i), undefined, 0);
-      const byRule = new Map<number, SgNode[]>();
+      const byRule = new Map<number, RuleMatches["nodes"]>();
       for (const f of found) {
         const nodes = byRule.get(f.match.op) ?? [];
-        // The combined walk's env holds the captures but not the rule's transforms (nor, for
-        // rules with constraints, necessarily its own env): read the node's match of the rule
-        // itself (`find` on a node that matches returns the node first).
-        const config = list[f.match.op]!.config!;
-        const own = Object.keys(config).some((k) => k !== "rule") ? (f.node.find(config as never) ?? f.node) : f.node;
-        nodes.push(own);
+        nodes.push({ node: f.node, bad: f.match.bad === true });
         byRule.set(f.match.op, nodes);
       }
       const matches: RuleMatches[] = [];

@@ -8,8 +8,14 @@ import { globMatcher } from "../../workspace/glob.js";
 import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { ensureLanguages, langOfPath, loadNapi } from "../ast/langs.js";
-import { evaluateMatch } from "./fix.js";
+import type { EngineJob } from "../ast/engine.js";
+import { ensureLanguages, langById, langOfPath, loadNapi } from "../ast/langs.js";
+import { buildPrefilter, patternCaptures } from "../ast/pattern.js";
+import { processFiles } from "../ast/pool.js";
+import type { RawMatch } from "../ast/rewrite.js";
+import { describeSkip } from "../ast/search.js";
+import { evaluateMatch, type Evaluated } from "./fix.js";
+import { parseFixTemplate, renderFix, renderMessage, type TemplateEnv, type TemplatePart } from "./template.js";
 import { traversalMatcher, type RuleMatcher } from "./matcher.js";
 import type { ProjectConfig, ScanRule, Severity } from "./types.js";
 
@@ -54,6 +60,11 @@ export interface ScanOutput {
   fixes: RuleFixes[];
   filesSearched: number;
   unreadable: Array<{ path: string; reason: string }>;
+  /**
+   * Matches resting on a syntax error (an ERROR node or a MISSING token outside their
+   * captures, SPEC 3.1): neither a finding nor a fix, listed with their position.
+   */
+  parseIssues: Array<{ rule: string; path: string; start: Position }>;
 }
 
 export interface ScanInput {
@@ -70,6 +81,69 @@ export interface ScanInput {
 function posAt(starts: number[], offset: number): Position {
   const line = lastAtOrBefore(starts, offset);
   return { line: line + 1, column: offset - starts[line]! + 1 };
+}
+
+/**
+ * The pattern of a rule the engine runs as a plain pattern op, as ast_edit's are (prefilter,
+ * region parsing, the marker walk, worker threads): a rule that is a lone `pattern` string, no
+ * constraints, transforms or rewriters, and a fix without expansions, so its message and fix
+ * read only the pattern's captures. Other rules are matched on napi nodes (matcher.ts).
+ */
+function plainPattern(rule: ScanRule): string | undefined {
+  const keys = Object.keys(rule.rule);
+  if (keys.length !== 1 || typeof rule.rule.pattern !== "string") return undefined;
+  if (rule.constraints || rule.transform || rule.rewriters?.length) return undefined;
+  if (rule.fix?.expandStart || rule.fix?.expandEnd) return undefined;
+  return rule.rule.pattern;
+}
+
+/** A match's metavariables from the engine's capture ranges (`declared`: the pattern's, name → multi). */
+class CaptureEnv implements TemplateEnv {
+  constructor(
+    readonly text: string,
+    readonly captures: RawMatch["captures"],
+    readonly declared: ReadonlyMap<string, boolean>,
+  ) {}
+  // As the CLI: `$A` reads a single capture only, `$$$A` a multi capture only.
+  single(name: string): [number, number] | undefined {
+    return this.declared.get(name) === false ? (this.captures[name] ?? undefined) : undefined;
+  }
+  multi(name: string): [number, number] | undefined {
+    return this.declared.get(name) === true ? (this.captures[name] ?? undefined) : undefined;
+  }
+  transformed(): string | undefined {
+    return undefined;
+  }
+  isTransform(): boolean {
+    return false;
+  }
+}
+
+const parsedTemplates = new Map<string, TemplatePart[]>();
+function templateParts(template: string): TemplatePart[] {
+  let parts = parsedTemplates.get(template);
+  if (!parts) parsedTemplates.set(template, (parts = parseFixTemplate(template)));
+  return parts;
+}
+
+/** Message and fix of one engine match of a plain-pattern rule. */
+function evaluateRaw(rule: ScanRule, declared: ReadonlyMap<string, boolean>, m: RawMatch, text: string): Evaluated {
+  const env = new CaptureEnv(text, m.captures, declared);
+  const out: Evaluated = { start: m.start, end: m.end, message: renderMessage(rule.message, env) };
+  if (rule.fix) out.fix = { start: m.start, end: m.end, text: renderFix(templateParts(rule.fix.template), env, m.start) };
+  return out;
+}
+
+/** What one file gave one rule: evaluated matches, and the matches skipped on syntax errors. */
+interface RuleHits {
+  good: Evaluated[];
+  bad: Array<{ start: number; end: number }>;
+}
+
+interface FileHits {
+  text: string;
+  sha256: string;
+  byRule: Map<ScanRule, RuleHits>;
 }
 
 /** Runs the rules over the files; rules are already filtered (severity off, --filter). */
@@ -101,32 +175,101 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
     const exc = r.ignores?.length ? globMatcher(r.ignores) : undefined;
     fileFilters.set(r, (rel) => (!inc || inc(rel)) && !(exc && exc(rel)));
   }
-  const findings: Finding[] = [];
-  const fixes = new Map<ScanRule, RuleFixes>();
+  const applies = (r: ScanRule, rel: string, lang: string) => r.lang === lang && fileFilters.get(r)!(rel);
   const unreadable: ScanOutput["unreadable"] = [];
-  let searched = 0;
-  for (const file of discovery.files) {
+  const hits = new Map<string, FileHits>();
+  const searched = new Set<string>();
+  const hitsOf = (rel: string, text: string, sha: string, rule: ScanRule): RuleHits => {
+    let file = hits.get(rel);
+    if (!file) hits.set(rel, (file = { text, sha256: sha, byRule: new Map() }));
+    let h = file.byRule.get(rule);
+    if (!h) file.byRule.set(rule, (h = { good: [], bad: [] }));
+    return h;
+  };
+  const files = discovery.files.map((f) => ({ ...f, lang: langOf(f.rel)! }));
+
+  // Plain-pattern rules: the ast engine, one job per language.
+  const plain = new Map<ScanRule, { pat: string; declared: Map<string, boolean> }>();
+  for (const r of rules) {
+    const pat = plainPattern(r);
+    if (pat !== undefined) plain.set(r, { pat, declared: patternCaptures(pat) });
+  }
+  for (const lang of [...new Set([...plain.keys()].map((r) => r.lang))].sort()) {
+    const own = [...plain.keys()].filter((r) => r.lang === lang);
+    const candidates = files.filter((f) => f.lang === lang && own.some((r) => fileFilters.get(r)!(f.rel)));
+    if (candidates.length === 0) continue;
+    const pats = own.map((r) => plain.get(r)!.pat);
+    const captures = own.map((r) => Object.fromEntries(plain.get(r)!.declared));
+    const job: EngineJob = {
+      ops: pats.map((pat, i) => ({ pat, captures: captures[i]!, all: captures[i]! })),
+      prefilter: { [lang]: buildPrefilter(pats, langById(lang), false) },
+      maxFileBytes: workspace.maxFileBytes,
+    };
+    const sizes = new Map(candidates.map((f) => [f.rel, f.size]));
+    const results = await processFiles(
+      candidates.map((f) => ({ rel: f.rel, abs: f.abs, lang })),
+      job,
+      { signal: input.signal, sizes },
+    );
+    for (const res of results) {
+      if (res.status === "skipped") {
+        unreadable.push({ path: res.rel, reason: `Cannot read ${res.rel}: ${describeSkip(res.reason, workspace.maxFileBytes, res.message)}` });
+        continue;
+      }
+      searched.add(res.rel);
+      if (res.status !== "matched") continue;
+      for (const m of res.matches) {
+        const rule = own[m.op]!;
+        if (!applies(rule, res.rel, lang)) continue;
+        const h = hitsOf(res.rel, res.text, res.sha256, rule);
+        if (m.bad) h.bad.push({ start: m.start, end: m.end });
+        else h.good.push(evaluateRaw(rule, plain.get(rule)!.declared, m, res.text));
+      }
+    }
+  }
+
+  // Every other rule: matched and evaluated on napi nodes of a whole parse, file by file.
+  for (const file of files) {
     if (input.signal?.aborted) break;
-    const lang = langOf(file.rel)!;
-    const applicable = rules.filter((r) => r.lang === lang && fileFilters.get(r)!(file.rel));
+    const applicable = rules.filter((r) => !plain.has(r) && applies(r, file.rel, file.lang));
     if (applicable.length === 0) continue;
     let read;
     try {
       read = await workspace.read(file.rel);
     } catch (err) {
-      unreadable.push({ path: file.rel, reason: (err as Error).message });
+      if (!unreadable.some((u) => u.path === file.rel)) unreadable.push({ path: file.rel, reason: (err as Error).message });
       continue;
     }
-    searched++;
+    searched.add(file.rel);
     const { text } = read;
-    const { matches } = matcher.matchFile(text, lang, applicable);
-    let starts: number[] | undefined;
+    const { matches } = matcher.matchFile(text, file.lang, applicable);
     for (const { rule, nodes } of matches) {
-      starts ??= lineStarts(text);
+      const h = hitsOf(file.rel, text, read.sha256, rule);
+      for (const { node, bad } of nodes) {
+        if (bad) {
+          const r = node.range();
+          h.bad.push({ start: r.start.index, end: r.end.index });
+        } else h.good.push(evaluateMatch(rule, node, text));
+      }
+    }
+  }
+
+  // Findings and fixes in file order, then rule order, then document order.
+  const findings: Finding[] = [];
+  const parseIssues: ScanOutput["parseIssues"] = [];
+  const fixes = new Map<ScanRule, RuleFixes>();
+  for (const file of files) {
+    const fh = hits.get(file.rel);
+    if (!fh) continue;
+    const { text } = fh;
+    const starts = lineStarts(text);
+    for (const rule of rules) {
+      const h = fh.byRule.get(rule);
+      if (!h) continue;
+      for (const b of h.bad) parseIssues.push({ rule: rule.id, path: file.rel, start: posAt(starts, b.start) });
       const edits: FileFix["edits"] = [];
       let lastEnd = -1;
-      for (const node of nodes) {
-        const ev = evaluateMatch(rule, node, text);
+      for (const ev of h.good.sort((a, b) => a.start - b.start || b.end - a.end)) {
         const firstLine = text.slice(ev.start, ev.end).split(/\r?\n/)[0]!;
         const finding: Finding = {
           rule: rule.id,
@@ -149,16 +292,18 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
       }
       if (edits.length > 0) {
         const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
-        entry.files.push({ path: file.rel, sha256: read.sha256, edits });
+        entry.files.push({ path: file.rel, sha256: fh.sha256, edits });
         entry.count += edits.length;
         fixes.set(rule, entry);
       }
     }
+    hits.delete(file.rel);
   }
   return {
     findings,
     fixes: rules.flatMap((r) => (fixes.has(r) ? [fixes.get(r)!] : [])),
-    filesSearched: searched,
+    filesSearched: searched.size,
     unreadable,
+    parseIssues,
   };
 }
