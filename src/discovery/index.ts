@@ -13,7 +13,7 @@ import { insideGitWorkTree, runGit } from "../git.js";
 import { shardOf, type FileScope } from "../scope.js";
 import { containPath, toPosix } from "../workspace/paths.js";
 import { kindOf, readRegularFileSync } from "../util/regular.js";
-import { assertGlobBounded } from "../workspace/glob.js";
+import { assertGlobBounded } from "../policy/glob.js";
 
 /** Directory names never entered, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];

@@ -3,7 +3,7 @@ import { InputError, type Issue } from "../errors.js";
 import { readConfigFile } from "../recipe/read.js";
 import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
 import type { StagedAction } from "../session/types.js";
-import { checkGlob, globMatcher, textGlobMatcher } from "../workspace/glob.js";
+import { checkGlob, globMatcher, textGlobMatcher } from "./glob.js";
 import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
 
 export interface Policy {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Issue } from "../errors.js";
 import type { ExecFn } from "../exec.js";
-import { globMatcher } from "../workspace/glob.js";
+import { globMatcher } from "../policy/glob.js";
 import { loadCase } from "./case.js";
 import { discover } from "./discover.js";
 import { runCase, type CaseResult } from "./runcase.js";

@@ -9,7 +9,7 @@ import { containPath, isAlwaysProtected, isCaseInsensitiveFs, realRoot, type Con
 import { sha256 } from "../util/hash.js";
 import { DEFAULT_MAX_FILE_BYTES, decodeText, describeProblem } from "./text.js";
 import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
-import { globMatcher } from "./glob.js";
+import { globMatcher } from "../policy/glob.js";
 import { readRegularFile } from "../util/regular.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 import { EditLedger, editsReproduce } from "./rebase.js";

@@ -21,7 +21,7 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
         .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }) as never,
     handler: async (args) => {
       const { recover } = await import("../../workspace/recover.js");
-      const { sanitizeForTerminal } = await import("../../workspace/sanitize.js");
+      const { sanitizeForTerminal } = await import("../../term.js");
       const root = path.resolve(args.cwd ?? ".");
       const { checkWorkspaceDir } = await import("../../workspace/root.js");
       checkWorkspaceDir(root, args.cwd);

@@ -4,7 +4,7 @@
  * edits per file. No staging here (ast-scan.ts does that); pure of the session.
  */
 import { discoverFiles } from "../../discovery/index.js";
-import { globMatcher } from "../../workspace/glob.js";
+import { globMatcher } from "../../policy/glob.js";
 import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
 import type { Workspace } from "../../workspace/workspace.js";

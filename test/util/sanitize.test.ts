@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  escapeWorkflowData,
-  escapeWorkflowProperty,
-  fenceWorkflowCommands,
-  sanitizeForGithubLog,
-  sanitizeForTerminal,
-  sanitizeOutput,
-} from "../../src/workspace/sanitize.js";
+import { escapeData as escapeWorkflowData, escapeProperty as escapeWorkflowProperty, fenceWorkflowCommands, sanitizeForGithubLog, sanitizeOutput } from "../../src/github/escape.js";
+import { sanitizeForTerminal } from "../../src/term.js";
 
 describe("output hygiene", () => {
   const TERMINAL: Array<[string, string]> = [
