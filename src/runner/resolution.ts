@@ -212,7 +212,7 @@ export async function resolvePending(
     const started = ctx.now();
     // Everything an apply writes through the workspace is one unit, owned by this action (named
     // when a later change overlaps its writes): rolled back if it fails.
-    const tx = verdict.params.action === "apply" ? ctx.workspace.beginAction({ owner: staged.id }) : undefined;
+    const tx = verdict.params.action === "apply" ? ctx.workspace.transaction.beginAction({ owner: staged.id }) : undefined;
     const call = await ctx.session.call("resolve", verdict.params, stepId, {
       ...(verdict.params.action === "apply" ? { timeoutMs: ctx.applyTimeoutMs } : {}),
       what: `The ${verdict.params.action} of ${staged.id}`,

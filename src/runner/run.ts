@@ -132,7 +132,7 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   // (after an interrupt too: the rest are discarded with reason "interrupted").
   await resolve("end/resolve");
   if (signal?.aborted) interrupted = true;
-  const atomic = workspace.atomic ? await finishAtomic(workspace, outcomes, steps, interrupted) : null;
+  const atomic = workspace.transaction.atomic ? await finishAtomic(workspace, outcomes, steps, interrupted) : null;
   unsubscribe();
   session.end();
   const report = buildReport({
@@ -179,14 +179,14 @@ async function finishAtomic(
         : undefined;
   if (!why) {
     try {
-      await workspace.commitRun();
+      await workspace.transaction.commit();
       return { rolledBack: false, files: [], error: null };
     } catch (err) {
       why = `the run journal could not be removed: ${messageOf(err)}`;
     }
   }
   try {
-    const files = await workspace.rollbackRun();
+    const files = await workspace.transaction.rollback();
     for (const o of outcomes) {
       if (o.outcome !== "applied") continue;
       o.rolledBack = true;

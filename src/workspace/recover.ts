@@ -53,7 +53,7 @@ export async function recover(
       createdAt: info.createdAt,
     });
     const removedTemps = await removeTemps(workspace.realRoot, info.entries.map((e) => e.path), info.pid, fs);
-    const failures = await workspace.restore(info);
+    const failures = await workspace.transaction.restore(info);
     if (failures.length > 0) {
       throw new RunError(
         `Recovery could not restore everything (${failures.join("; ")}). The journal is kept; fix the cause and run \`tollgate recover\` again.`,

@@ -111,7 +111,7 @@ describe("a rollback restores only what the action actually wrote", () => {
     expect(err?.message).toMatch(/EACCES/);
     expect(err?.rolledBack).toBe(true);
     expect(err?.journalKept ?? false).toBe(false);
-    expect(ws.needsRecovery).toBeUndefined();
+    expect(ws.transaction.needsRecovery).toBeUndefined();
     expect(existsSync(journalPath(root))).toBe(false);
     const after = snapshotTree(root);
     delete after[".tollgate/"];

@@ -32,9 +32,13 @@ function applier(root: string, atomic: boolean) {
     for (let i = 0; i < ${FILES}; i++) edits.push({ path: "src/f" + i + ".ts", content: "CHANGED " + i + "\\n" });
     edits.push({ path: "src/new/created.ts", content: "new\\n" }, { path: "created2.ts", content: "new\\n" });
     if (${atomic}) {
-      await ws.runAction(async () => ws.apply(await ws.stage(edits.slice(0, 4))));
+      const first = ws.transaction.beginAction();
+      await ws.apply(await ws.stage(edits.slice(0, 4)));
+      await first.end();
       console.log("FIRST-DONE");
-      await ws.runAction(async () => ws.apply(await ws.stage(edits.slice(4))));
+      const second = ws.transaction.beginAction();
+      await ws.apply(await ws.stage(edits.slice(4)));
+      await second.end();
     } else {
       await ws.apply(await ws.stage(edits));
     }

@@ -4,7 +4,7 @@ import { assertNoPendingJournal, journalPath } from "../../src/workspace/journal
 import { recover } from "../../src/workspace/recover.js";
 import { RollbackError, Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
 import { existsSync } from "node:fs";
-import { cleanupTempDirs, faultyFs, snapshotTree, tempDir, writeTree, type FaultPlan, type TreeSpec } from "./helpers.js";
+import { cleanupTempDirs, faultyFs, inAction, snapshotTree, tempDir, writeTree, type FaultPlan, type TreeSpec } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
 
@@ -50,7 +50,7 @@ const single: Scenario = async (ws) => {
 };
 /** A custom action's apply that writes in two batches through the workspace. */
 const twoBatches: Scenario = async (ws) => {
-  await ws.runAction(async () => {
+  await inAction(ws, async () => {
     await ws.apply(await ws.stage(EDITS.slice(0, 3)));
     await ws.apply(await ws.stage(EDITS.slice(3)));
   });
@@ -58,12 +58,12 @@ const twoBatches: Scenario = async (ws) => {
 /** --atomic: two actions in a run, committed at the end. */
 const atomicRun: Scenario = async (ws) => {
   try {
-    await ws.runAction(async () => ws.apply(await ws.stage(EDITS.slice(0, 4))));
-    await ws.runAction(async () => ws.apply(await ws.stage(EDITS.slice(4))));
-    await ws.commitRun();
+    await inAction(ws, async () => ws.apply(await ws.stage(EDITS.slice(0, 4))));
+    await inAction(ws, async () => ws.apply(await ws.stage(EDITS.slice(4))));
+    await ws.transaction.commit();
   } catch (err) {
     if (err instanceof RollbackError) throw err;
-    await ws.rollbackRun();
+    await ws.transaction.rollback();
     throw err;
   }
 };
@@ -136,7 +136,7 @@ export const faultTotals: Tally = { runs: 0, faults: 0, applied: 0, rolledBack: 
 describe("fault injection: fail the N-th write/rename/unlink/mkdir/rmdir for every N", () => {
   for (const [name, scenario, atomic] of [
     ["one apply", single, false],
-    ["one action, two applies (runAction)", twoBatches, false],
+    ["one action, two applies (beginAction … end)", twoBatches, false],
     ["--atomic run of two actions", atomicRun, true],
   ] as const) {
     for (const plan of PLANS) {

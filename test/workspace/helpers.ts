@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { nodeWorkspaceFs, type WorkspaceFs } from "../../src/workspace/workspace.js";
+import { nodeWorkspaceFs, type Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
 import { sha256 } from "../../src/workspace/text.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -141,4 +141,22 @@ export async function waitFor(check: () => boolean, timeoutMs = 15_000, what = "
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * `fn` as one action of the workspace's transaction, the way the runner resolves one: begun,
+ * then ended with what `fn` threw (rolled back; the error to rethrow is the one `end` returns)
+ * or with nothing (committed).
+ */
+export async function inAction<T>(ws: Workspace, fn: () => Promise<T>): Promise<T> {
+  const tx = ws.transaction.beginAction();
+  let result: T;
+  try {
+    result = await fn();
+  } catch (err) {
+    throw (await tx.end(err)).error ?? err;
+  }
+  const ended = await tx.end();
+  if (ended.error) throw ended.error;
+  return result;
 }

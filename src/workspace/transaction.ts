@@ -1,0 +1,415 @@
+import { BlockedError, StaleError, messageOf } from "../errors.js";
+import type { FileChange, TextEdit } from "../session/types.js";
+import { sha256 } from "../util/hash.js";
+import { applyEdits, buildChange } from "./change.js";
+import { AtomicFiles } from "./files.js";
+import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
+import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
+import { EditLedger } from "./rebase.js";
+import { decodeText, describeProblem } from "./text.js";
+import type { TreeView } from "./view.js";
+
+export interface TransactionOptions {
+  /**
+   * `--atomic`: the journal keeps every original overwritten during the run until `commit()`, so
+   * `rollback()` (or `tollgate recover` after a crash) undoes the whole run.
+   */
+  atomic?: boolean;
+  /** Attempts per file operation while rolling back (default 3). */
+  restoreAttempts?: number;
+  /** fsync the journal before writing (default true; tests may turn it off for speed). */
+  durableJournal?: boolean;
+}
+
+/** An action's apply failed after writing, and everything it wrote was restored. */
+export class RolledBackError extends Error {
+  readonly rolledBack = true;
+  readonly journalKept = false;
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "RolledBackError";
+  }
+}
+
+/** Rolling back failed: the workspace is inconsistent until `tollgate recover` runs. */
+export class RollbackError extends Error {
+  readonly rolledBack = false;
+  readonly journalKept = true;
+  readonly failures: string[];
+  constructor(message: string, failures: string[]) {
+    super(message);
+    this.name = "RollbackError";
+    this.failures = failures;
+  }
+}
+
+/**
+ * How an action's apply ended. `error`: what to record — a RolledBackError when files were
+ * restored, a RollbackError when they could not be (journal kept), else the failure itself
+ * (nothing had been written). `written`: the changes as written (rebased ones with their own
+ * diffs); empty when it failed or when this action joined an outer one.
+ */
+export interface ActionEnd {
+  error?: Error;
+  written: FileChange[];
+}
+
+/** One action's writes as a unit, nested in the run's transaction. */
+export interface ActionTransaction {
+  /** Commits what the action wrote (no error), or rolls it back (`error`: why the action failed). */
+  end(error?: unknown): Promise<ActionEnd>;
+}
+
+/** Originals recorded by one action (or, with `--atomic`, by the whole run). */
+class Scope {
+  /** The action this scope is (its id): named when a later change overlaps what it wrote. */
+  owner: string | undefined;
+  readonly entries = new Map<string, JournalEntry>();
+  readonly dirs: string[] = [];
+  /** The changes as written (rebased where the file had moved), in write order. */
+  readonly written: FileChange[] = [];
+  wrote = false;
+  add(entry: JournalEntry): void {
+    if (!this.entries.has(entry.path)) this.entries.set(entry.path, entry);
+  }
+  addDir(rel: string): void {
+    if (!this.dirs.includes(rel)) this.dirs.push(rel);
+  }
+  merge(other: Scope): void {
+    for (const e of other.entries.values()) this.add(e);
+    for (const d of other.dirs) this.addDir(d);
+    this.wrote ||= other.wrote;
+    this.written.push(...other.written);
+  }
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(messageOf(err));
+}
+
+/**
+ * The run's journaled transaction (SPEC 8): actions are nested transactions (`beginAction` …
+ * `end`), and everything an action writes through `apply` is journaled before it is written, so
+ * a failed action is restored and a killed run can be recovered. Under `--atomic` the run is one
+ * transaction too: `commit()` or `rollback()` at its end.
+ */
+export class RunTransaction {
+  readonly atomic: boolean;
+  /** This run's writes, as edits: later changes staged with edits are rebased over them. */
+  readonly ledger = new EditLedger();
+  readonly #view: TreeView;
+  readonly #files: AtomicFiles;
+  readonly #durable: boolean;
+  #action: Scope | undefined;
+  #run: Scope | undefined;
+  #broken: string | undefined;
+  readonly #journalCreatedAt = new Date().toISOString();
+  /** Vouches for this workspace's journals: also recorded outside the workspace (journal-record.ts). */
+  readonly #nonce = newNonce();
+  #recorded = false;
+
+  constructor(view: TreeView, options: TransactionOptions = {}) {
+    this.#view = view;
+    this.atomic = options.atomic ?? false;
+    this.#files = new AtomicFiles(view.realRoot, view.fs, options.restoreAttempts ?? 3);
+    this.#durable = options.durableJournal ?? true;
+    if (this.atomic) this.#run = new Scope();
+  }
+
+  /** Set when a rollback failed: no more writes until `tollgate recover` has run. */
+  get needsRecovery(): string | undefined {
+    return this.#broken;
+  }
+
+  /**
+   * Starts an action: everything written through `apply` until `end` is one unit. `end(error)`
+   * rolls back what the action wrote when `error` is given, else commits (a commit can fail
+   * too — the journal cannot be removed — and the action is then rolled back). A begin while an
+   * action is open joins it: its `end` leaves commit or rollback to the outer one.
+   */
+  beginAction(options: { owner?: string } = {}): ActionTransaction {
+    if (this.#action) {
+      return { end: async (error) => (error === undefined ? { written: [] } : { error: toError(error), written: [] }) };
+    }
+    if (this.#broken) {
+      const broken = this.#broken;
+      return { end: async () => ({ error: new Error(broken), written: [] }) };
+    }
+    const scope = new Scope();
+    scope.owner = options.owner;
+    this.#action = scope;
+    let ended = false;
+    return {
+      end: async (error) => {
+        if (ended) return { written: [] };
+        ended = true;
+        if (this.#action === scope) this.#action = undefined;
+        if (error !== undefined) return { error: await this.#abort(scope, error), written: [] };
+        try {
+          await this.#commit(scope);
+          return { written: scope.written };
+        } catch (err) {
+          return { error: toError(err), written: [] };
+        }
+      },
+    };
+  }
+
+  /**
+   * Applies staged changes: checks each file against its staged sha256 (rebasing where the
+   * producer allows), journals the originals, then writes each file atomically, its new content
+   * made from the original and the edits only when it is written (one file's texts in hand at a
+   * time). Inside an action, a failure leaves the rollback to the action's `end`; outside one the
+   * apply is its own action (restored at once, the error then a RolledBackError). Returns the
+   * changes as written (a rebased one with its own diff). Throws StaleError naming the files
+   * whose change no longer holds; nothing is written then.
+   */
+  async apply(changes: readonly FileChange[]): Promise<FileChange[]> {
+    if (this.#broken) throw new Error(this.#broken);
+    const view = this.#view;
+    view.assertWritable(changes);
+    const plan: Array<{ change: FileChange; real: string; rel: string; original: JournalEntry; edits: readonly TextEdit[] | null; rebased: boolean }> = [];
+    const stale: string[] = [];
+    const overlapping: string[] = [];
+    const seen = new Set<string>();
+    for (const change of changes) {
+      const { real, rel, realRel } = view.contain(change.path);
+      if (seen.has(realRel)) throw new Error(`File changed twice in one apply: ${rel}`);
+      seen.add(realRel);
+      const original = await this.#files.snapshot(real, realRel);
+      const currentSha = original.existed ? sha256(original.bytes!) : null;
+      const edits = change.kind === "deleted" ? null : change.edits;
+      if (currentSha === change.beforeSha256) {
+        plan.push({ change, real, rel, original, edits, rebased: false });
+        continue;
+      }
+      const own = this.#rebaseOverRun(change, original);
+      if (own && "overlaps" in own) {
+        overlapping.push(`${rel} (overlaps ${own.overlaps})`);
+        stale.push(rel);
+        continue;
+      }
+      const rebased = own?.edits ?? rebaseByProducer(change, original);
+      if (rebased === undefined) stale.push(rel);
+      else plan.push({ change, real, rel, original, edits: rebased, rebased: true });
+    }
+    if (overlapping.length > 0) {
+      const others = stale.filter((p) => !overlapping.some((o) => o.startsWith(`${p} (`)));
+      const parts = [...overlapping, ...(others.length ? [`${others.join(", ")} changed since the preview`] : [])];
+      throw new StaleError(`Stale: ${parts.join("; ")}; nothing was written`, stale);
+    }
+    if (stale.length > 0) {
+      throw new StaleError(`Stale: ${stale.join(", ")} changed since the preview; nothing was written`, stale);
+    }
+    const implicit = this.#action === undefined;
+    const scope = this.#action ?? new Scope();
+    if (implicit) this.#action = scope;
+    const owner = scope.owner;
+    const written: FileChange[] = [];
+    // What the ledger learns once the writes are committed (hashes and edits, no texts).
+    const history: Array<{ path: string; beforeSha256: string; afterSha256: string; edits: readonly TextEdit[] }> = [];
+    try {
+      for (const step of plan) {
+        scope.add(step.original);
+        if (step.edits !== null) for (const dir of await this.#files.missingDirs(step.real)) scope.addDir(dir);
+      }
+      await this.#persist();
+      scope.wrote = true;
+      for (const step of plan) {
+        const before = step.original.existed ? textOf(step.original, step.rel) : null;
+        const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
+        if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
+        await this.#files.write(step.real, after, step.original.mode);
+        const done = step.rebased
+          ? buildChange(view.spill, {
+              path: step.change.path,
+              before,
+              beforeSha256: step.original.existed ? sha256(step.original.bytes!) : null,
+              after,
+              edits: step.edits ?? [],
+            })
+          : step.change;
+        written.push(done);
+        if (step.edits !== null && step.original.existed && done.beforeSha256 !== null && done.afterSha256 !== null) {
+          history.push({ path: step.original.path, beforeSha256: done.beforeSha256, afterSha256: done.afterSha256, edits: step.edits });
+        }
+      }
+    } catch (err) {
+      if (!implicit) throw err;
+      this.#action = undefined;
+      throw await this.#abort(scope, err);
+    }
+    scope.written.push(...written);
+    if (implicit) {
+      this.#action = undefined;
+      await this.#commit(scope);
+    }
+    // Later movable changes are rebased over these writes (rebase.ts).
+    for (const h of history) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner });
+    return written;
+  }
+
+  /** Files (real-root-relative) the run has overwritten so far under `--atomic`. */
+  get runPaths(): string[] {
+    return [...(this.#run?.entries.keys() ?? [])];
+  }
+
+  /**
+   * `--atomic`: restores every file the run wrote to what it was before the run and clears the
+   * journal. Returns the restored paths. Throws RollbackError (journal kept) if that fails.
+   */
+  async rollback(): Promise<string[]> {
+    const run = this.#run;
+    if (!run) return [];
+    this.#run = new Scope();
+    if (run.entries.size === 0 && run.dirs.length === 0) return [];
+    const failures = await this.#files.restore([...run.entries.values()], run.dirs);
+    await this.#files.sweepOrphans();
+    if (failures.length > 0) {
+      this.#run = run;
+      this.#broken = `Rolling back the run failed (${failures.join("; ")}); the journal is kept in ${journalPath(this.#view.root)}: run \`tollgate recover\``;
+      throw new RollbackError(this.#broken, failures);
+    }
+    try {
+      await this.#clearJournal();
+    } catch (err) {
+      this.#broken = `The run was rolled back but the journal could not be removed (${messageOf(err)}): run \`tollgate recover\``;
+      throw new RollbackError(this.#broken, [messageOf(err)]);
+    }
+    return [...run.entries.keys()];
+  }
+
+  /** `--atomic`: the run is done; forget its originals and remove the journal. */
+  async commit(): Promise<void> {
+    if (!this.#run || this.#broken) return;
+    await this.#files.sweepOrphans();
+    if (this.#run.entries.size === 0 && this.#run.dirs.length === 0) return;
+    // If the journal cannot be removed this throws and the run is still intact: the caller
+    // rolls it back (the journal on disk then matches the files again).
+    await this.#clearJournal();
+    this.#run = new Scope();
+  }
+
+  /** Puts files back as a journal describes them (used by `recover`); returns what failed. */
+  restore(state: JournalState): Promise<string[]> {
+    const scope = new Scope();
+    for (const e of state.entries) scope.add(e);
+    for (const d of state.dirs) scope.addDir(d);
+    return this.#files.restore([...scope.entries.values()], scope.dirs);
+  }
+
+  /** Undo after a failure; returns the error to record. */
+  async #abort(scope: Scope, err: unknown): Promise<Error> {
+    try {
+      return await this.#abortInner(scope, err);
+    } finally {
+      await this.#files.sweepOrphans();
+    }
+  }
+
+  async #abortInner(scope: Scope, err: unknown): Promise<Error> {
+    const error = toError(err);
+    if (!scope.wrote) {
+      // Nothing was written: the journal (if any was written) only needs to shrink back.
+      await this.#persistOrClear().catch(() => undefined);
+      return error;
+    }
+    const failures = await this.#files.restore([...scope.entries.values()], scope.dirs);
+    if (failures.length > 0) {
+      if (this.#run) this.#run.merge(scope);
+      this.#broken = `${messageOf(err)}; rolling back failed too (${failures.join("; ")}); the journal is kept in ${journalPath(this.#view.root)}: run \`tollgate recover\``;
+      return new RollbackError(this.#broken, failures);
+    }
+    try {
+      await this.#persistOrClear();
+    } catch (clearErr) {
+      this.#broken = `${messageOf(err)}; the files were restored but the journal could not be removed (${messageOf(clearErr)}): run \`tollgate recover\``;
+      return new RollbackError(this.#broken, [messageOf(clearErr)]);
+    }
+    // A StaleError/BlockedError after some writes is a plain failure: part of the action was written.
+    const partial = error instanceof StaleError || error instanceof BlockedError;
+    return new RolledBackError(partial ? `${error.message} (after part of the action had been written; those writes were rolled back)` : error.message, error);
+  }
+
+  /** The action succeeded: drop its journal (or, under --atomic, keep it for the run). */
+  async #commit(scope: Scope): Promise<void> {
+    await this.#files.sweepOrphans();
+    if (this.#run) {
+      this.#run.merge(scope);
+      return;
+    }
+    if (!scope.wrote) return;
+    try {
+      await this.#clearJournal();
+    } catch (err) {
+      // A journal left behind would make `recover` undo this action later; undo it now instead.
+      throw await this.#abort(scope, new Error(`Could not remove the apply journal: ${messageOf(err)}`));
+    }
+  }
+
+  /** Writes the journal covering the run (atomic) and the action in progress. */
+  async #persist(): Promise<void> {
+    const all = new Scope();
+    if (this.#run) all.merge(this.#run);
+    if (this.#action) all.merge(this.#action);
+    const state: JournalState = { entries: [...all.entries.values()], dirs: all.dirs };
+    if (state.entries.length === 0 && state.dirs.length === 0) return;
+    const root = this.#view.root;
+    await ensureStateDir(root);
+    if (!this.#recorded) {
+      // Before the journal exists, so a journal on disk always has its record. Without a
+      // writable state directory the apply still runs; its journal then cannot be recovered.
+      try {
+        writeRecord(this.#view.realRoot, this.#nonce, this.#durable);
+        this.#recorded = true;
+      } catch {
+        // recover will refuse that journal and say why
+      }
+    }
+    const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce });
+    await this.#files.retry(() => this.#files.replace(journalPath(root), text, undefined, this.#durable));
+  }
+
+  async #persistOrClear(): Promise<void> {
+    if (this.#run && (this.#run.entries.size > 0 || this.#run.dirs.length > 0)) await this.#persist();
+    else await this.#clearJournal();
+  }
+
+  async #clearJournal(): Promise<void> {
+    await this.#files.retry(() => this.#files.unlinkIfExists(journalPath(this.#view.root)));
+    if (this.#recorded) {
+      removeRecord(this.#view.realRoot, this.#nonce);
+      this.#recorded = false;
+    }
+  }
+
+  /**
+   * A movable change staged against a version of the file this run has since written: its
+   * edits moved over those writes, or the id of the action one of them overlaps. Undefined when
+   * the file changed some other way (the producer's own rebase may still apply).
+   */
+  #rebaseOverRun(change: FileChange, original: JournalEntry): { edits: readonly TextEdit[] } | { overlaps: string } | undefined {
+    if (!change.movable || change.kind !== "modified" || change.beforeSha256 === null || !original.existed) return undefined;
+    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, sha256(original.bytes!));
+    if (!r.ok) return r.overlap ? { overlaps: r.overlap.owner ?? "an action applied earlier in this run" } : undefined;
+    return { edits: r.edits };
+  }
+}
+
+/** Edits that still make the change on the file's current text (the producer's rebase), or undefined (stale). */
+function rebaseByProducer(change: FileChange, original: JournalEntry): readonly TextEdit[] | undefined {
+  if (!change.rebase || !original.existed || change.kind === "created") return undefined;
+  const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
+  if ("problem" in decoded) return undefined;
+  try {
+    return change.rebase(decoded.text);
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(original: JournalEntry, rel: string): string {
+  const decoded = decodeText(original.bytes!, Number.POSITIVE_INFINITY);
+  if ("problem" in decoded) throw new Error(`Cannot edit ${rel}: ${describeProblem(decoded.problem)}`);
+  return decoded.text;
+}
