@@ -107,9 +107,10 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
   // Each op's branch also captures the node under a marker name, so the node's env says which
   // op matched first without asking napi again (`matches` compiles its rule on every call,
   // ~0.1 ms). A marker (`$X`) matches named nodes only: an op that is a bare token (`}`) gets
-  // a plain branch after the marked ones.
+  // a plain branch after the marked ones. A rule object (ast_scan's) may match any node (a
+  // `regex` on a keyword): its marker is `$$X`, which matches unnamed nodes too.
   const token = active.map((i) => !ops[i]!.config && !/[A-Za-z0-9_$]/.test(ops[i]!.pat));
-  const marked = configs.map((c, k) => ({ all: [c.rule, { pattern: `$${MARK}${k}` }] }));
+  const marked = configs.map((c, k) => ({ all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${k}` }] }));
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
   const combined = { rule: { any: [...marked, ...fallback, { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
   const push = (node: SgNode, index: number) => {
@@ -204,11 +205,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     }
   } else {
     let nodes: SgNode[] | undefined;
-    // Markers only for patterns: a rule object (ast_scan's) is asked in full on each node the
-    // plain `any` finds, as its constraints, utils and transforms need its own match.
-    const rules = active.some((i) => ops[i]!.config !== undefined);
     try {
-      if (rules) throw new Error("rule objects: no markers");
       nodes = root.findAll(combined as never);
     } catch {
       // A language where a lone metavariable is no pattern (JSON): no markers; each node the
