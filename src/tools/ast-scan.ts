@@ -101,11 +101,12 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       const actions: AstScanDetails["actions"] = [];
       const staged: string[] = [];
       for (const rf of out.fixes) {
-        // The edits against the text each file had when it was scanned; a file changed since
-        // is refused by stageEdits (StaleError).
+        // The edits against the text each file had when it was scanned, handed over with that
+        // text (not read again); a file changed since is caught when the action applies (its
+        // sha256 is no longer the scanned one: rebased over this run's writes, or stale).
         let changes;
         try {
-          changes = await host.workspace.stageEdits(rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, edits: f.edits })));
+          changes = await host.workspace.stageEdits(rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })));
         } catch (err) {
           if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);
           throw err;

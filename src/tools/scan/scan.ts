@@ -42,10 +42,12 @@ export interface Finding {
   replacement?: { start: Position; end: Position; text: string };
 }
 
-/** A rule's fixes in one file: edits against the text whose hash is `sha256` (no text kept). */
+/** A rule's fixes in one file: edits against the text whose hash is `sha256`. */
 export interface FileFix {
   path: string;
   sha256: string;
+  /** The text the hash is of (staging then need not read the file again). */
+  text?: string;
   edits: Array<{ start: number; end: number; text: string }>;
 }
 
@@ -292,7 +294,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
       }
       if (edits.length > 0) {
         const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
-        entry.files.push({ path: file.rel, sha256: fh.sha256, edits });
+        entry.files.push({ path: file.rel, sha256: fh.sha256, text, edits });
         entry.count += edits.length;
         fixes.set(rule, entry);
       }
