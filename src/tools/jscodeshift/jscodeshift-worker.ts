@@ -16,6 +16,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { parentPort, workerData } from "node:worker_threads";
+import { BabelHook } from "./babel-hook.js";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
 
 type AnyFn = (...args: unknown[]) => unknown;
@@ -34,37 +35,8 @@ const data = workerData as { jscodeshiftWorker: string };
 const req = createRequire(data.jscodeshiftWorker);
 const jscodeshift = req("./core") as { withParser(parser: unknown): unknown };
 const getParser = req("./getParser") as (name?: unknown, options?: unknown) => unknown;
-const { DEFAULT_EXTENSIONS } = req("@babel/core") as { DEFAULT_EXTENSIONS: readonly string[] };
-let presetEnv: { default: unknown } | undefined;
-try {
-  presetEnv = req("@babel/preset-env") as { default: unknown };
-} catch {
-  presetEnv = undefined;
-}
-
-let registeredFor: "ts" | "flow" | undefined;
-function registerBabel(file: string): void {
-  const kind = /\.tsx?$/.test(file) ? "ts" : "flow";
-  if (registeredFor === kind) return;
-  registeredFor = kind;
-  const presets: unknown[] = [];
-  if (presetEnv) presets.push([presetEnv.default, { targets: { node: true } }]);
-  presets.push(kind === "ts" ? (req("@babel/preset-typescript") as { default: unknown }).default : (req("@babel/preset-flow") as { default: unknown }).default);
-  (req("@babel/register") as AnyFn)({
-    configFile: false,
-    babelrc: false,
-    presets,
-    plugins: [
-      (req("@babel/plugin-transform-class-properties") as { default: unknown }).default,
-      (req("@babel/plugin-transform-nullish-coalescing-operator") as { default: unknown }).default,
-      (req("@babel/plugin-transform-optional-chaining") as { default: unknown }).default,
-      (req("@babel/plugin-transform-modules-commonjs") as { default: unknown }).default,
-      (req("@babel/plugin-transform-private-methods") as { default: unknown }).default,
-    ],
-    extensions: [...DEFAULT_EXTENSIONS, ".ts", ".tsx"],
-    ignore: [/@babel\/parser/, /\/flow-parser\//, /\/recast\//, /\/ast-types\//],
-  });
-}
+// Babel is loaded only when a module must be compiled afresh (./babel-hook.ts).
+const babel = new BabelHook(req);
 
 const ESM_CODES = new Set(["ERR_REQUIRE_ESM", "ERR_REQUIRE_ASYNC_MODULE", "ERR_REQUIRE_CYCLE_MODULE"]);
 
@@ -79,25 +51,12 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
 
 async function loadModule(file: string): Promise<Record<string, unknown>> {
   if (/\.mjs$/.test(file)) return importModule(file);
-  registerBabel(file);
+  babel.use(file);
   try {
     return req(file) as Record<string, unknown>;
   } catch (err) {
     if (ESM_CODES.has((err as { code?: string })?.code ?? "")) return importModule(file);
     throw err;
-  }
-}
-
-/**
- * @babel/register writes its compile cache when the process exits, which a worker thread that
- * is terminated never sees (jscodeshift's child processes do): saved after each load instead, so
- * the next run reuses what this one compiled, as the CLI's next run would.
- */
-function saveBabelCache(): void {
-  try {
-    (req("@babel/register/lib/worker/cache.cjs") as { save(): void }).save();
-  } catch {
-    /* a cache is an optimisation */
   }
 }
 
@@ -107,7 +66,6 @@ async function load(key: string, file: string): Promise<Loaded> {
   const hit = loaded.get(key);
   if (hit) return hit;
   const mod = await loadModule(file);
-  saveBabelCache();
   const transform = typeof mod.default === "function" ? mod.default : mod;
   let parser: unknown;
   let parserName: string | undefined;
@@ -137,9 +95,9 @@ async function handle(msg: ToWorker): Promise<LoadReply | RunReply> {
   if (msg.type === "load") {
     try {
       const entry = await load(msg.key, msg.file);
-      return { type: "loaded", id: msg.id, babelExtensions: [...DEFAULT_EXTENSIONS], ok: true, isFunction: typeof entry.transform === "function", ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}) };
+      return { type: "loaded", id: msg.id, babelExtensions: babel.defaultExtensions(), ok: true, isFunction: typeof entry.transform === "function", ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}) };
     } catch (err) {
-      return { type: "loaded", id: msg.id, babelExtensions: [...DEFAULT_EXTENSIONS], ok: false, error: firstLine(err) };
+      return { type: "loaded", id: msg.id, babelExtensions: babel.defaultExtensions(), ok: false, error: firstLine(err) };
     }
   }
   const reports: string[] = [];
