@@ -21,7 +21,10 @@ export const jscodeshiftParameters = Type.Object(
     extensions: Type.Optional(
       Type.Union([Type.String(), Type.Array(Type.String())], { description: "File extensions to transform (comma-separated or a list); default as the jscodeshift CLI's" }),
     ),
-    allowErrors: Type.Optional(Type.Boolean({ description: "true: files whose transform threw are listed, but the step is not an error" })),
+    allowErrors: Type.Optional(Type.Boolean({ description: "true: files whose transform threw (or timed out) are listed, but the step is not an error" })),
+    fileTimeout: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Milliseconds the transform may take over one file (default 30000); a file that takes longer fails with that reason and its worker is replaced" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -74,8 +77,8 @@ function displayFile(file: string, root: string): string {
 /**
  * Runs a jscodeshift transform over the files (SPEC 3.3): every changed file goes into one
  * pending action; files whose transform threw are listed and make the step an error unless
- * `allowErrors`. The transform runs in worker threads (./jscodeshift/pool.ts), which are the
- * only place jscodeshift and Babel are loaded.
+ * `allowErrors`. The transform runs in worker processes (./jscodeshift/pool.ts) whose working
+ * directory is the workspace root; they are the only place jscodeshift and Babel are loaded.
  */
 export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftParameters, JscodeshiftDetails> {
   return {
@@ -87,210 +90,194 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
     deferrable: true,
     async check(params) {
       const { checkTransform } = await import("./jscodeshift/check.js");
-      return checkTransform(params.transform, host.recipeDir ?? host.workspace.root, host.workspace.root);
+      return checkTransform(params.transform, host.recipeDir ?? host.workspace.root, host.workspace.root, params.fileTimeout);
     },
     async execute(_id, params, onUpdate, _ctx, signal): Promise<AgentToolResult<JscodeshiftDetails>> {
       if (typeof params.transform !== "string" || params.transform.trim() === "") throw new ToolError("`transform` must be a non-empty string");
       const root = host.workspace.root;
-      let mod;
-      try {
-        mod = resolveTransform(params.transform, host.recipeDir ?? root, root);
-      } catch (err) {
-        throw new ToolError((err as Error).message);
-      }
+      if (params.fileTimeout !== undefined && (!Number.isInteger(params.fileTimeout) || params.fileTimeout < 1)) throw new ToolError("`fileTimeout` must be a positive whole number of milliseconds");
       const pool = await import("./jscodeshift/pool.js");
-      const shared = pool.sharedPool();
-      const loadedInfo = await shared.load(mod);
-      if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
-      if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
-      const extensions = extensionList(params.extensions, () => pool.defaultExtensions(loadedInfo.babelExtensions));
-      const extSet = new Set(extensions.map((e) => `.${e}`));
-      const parser = params.parser ?? "babel";
-      const options: Record<string, unknown> = {
-        ...pool.cliDefaults(loadedInfo.babelExtensions),
-        transform: params.transform,
-        ...(params.extensions !== undefined ? { extensions: extensions.join(",") } : {}),
-        parser,
-        ...(params.options ?? {}),
-      };
-
-      const discovery = await discoverFiles({
-        root,
-        path: params.path,
-        glob: params.glob,
-        scope: host.scope,
-        accept: (rel) => extSet.has(path.posix.extname(rel)),
-      });
-      const files = discovery.files;
-      const workers = Math.min(pool.defaultThreads(), Math.max(1, files.length));
-
-      // What a changed file keeps until staging is its edit against the text the transform saw
-      // and that text's sha256 (staging checks it: a file changed meanwhile is an error, not a
-      // change staged against the wrong text); texts are held only while their file is in flight.
-      const inFlight = new Map<string, { text: string; sha256: string }>();
-      const requests = new Map<number, EditRequest>();
-      const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
-      let done = 0;
-      let lastUpdate = 0;
-      // jscodeshift changes the process's working directory never; transforms that look files up
-      // from fileInfo.path (react-codemod's sort-comp reads the ESLint config that way) expect it
-      // to be where the paths are relative to, as when jscodeshift runs from the project root.
-      // process.cwd() throws (ENOENT uv_cwd) when the directory the process sits in was removed;
-      // the step then runs from the root and leaves the process there.
-      let previousCwd: string | undefined;
-      try {
-        previousCwd = process.cwd();
-      } catch {
-        previousCwd = undefined;
-      }
-      const chdir = previousCwd !== root && typeof process.chdir === "function";
-      if (chdir) {
+      const fileTimeoutMs = params.fileTimeout ?? pool.DEFAULT_FILE_TIMEOUT_MS;
+      const mod = (() => {
         try {
-          process.chdir(root);
-        } catch {
-          /* worker threads cannot chdir; paths then stay relative to the root only */
+          return resolveTransform(params.transform, host.recipeDir ?? root, root);
+        } catch (err) {
+          throw new ToolError((err as Error).message);
         }
-      }
+      })();
+      const shared = pool.sharedPool();
       try {
-        await shared.run(
-          mod,
-          files.map((f) => ({
-            rel: f.rel,
-            read: async () => {
-              const r = await host.workspace.read(f.rel);
-              inFlight.set(f.rel, { text: r.text, sha256: r.sha256 });
-              return r.text;
-            },
-          })),
-          options,
-          workers,
-          (index, outcome) => {
-            const rel = files[index]!.rel;
-            const seen = inFlight.get(rel);
-            inFlight.delete(rel);
-            if (outcome.type === "done" && outcome.status === "changed" && seen) {
-              requests.set(index, { path: rel, beforeSha256: seen.sha256, edits: editBetween(seen.text, outcome.output!) });
-              delete outcome.output;
-            }
-            outcomes[index] = outcome;
-            done++;
-            const now = Date.now();
-            if (onUpdate && (now - lastUpdate > 100 || done === files.length)) {
-              lastUpdate = now;
-              onUpdate(textResult(`jscodeshift ${params.transform}: ${done}/${files.length} files`));
-            }
-          },
-          signal,
-        );
-      } catch (err) {
-        throw new ToolError((err as Error).message === "Aborted" ? "Aborted" : `jscodeshift failed: ${(err as Error).message}`);
+        return await step();
       } finally {
-        if (chdir && previousCwd !== undefined) {
+        // Workers end with their step (a failed load included): see ./jscodeshift/pool.ts.
+        await shared.close();
+      }
+
+      async function step(): Promise<AgentToolResult<JscodeshiftDetails>> {
+        const loadedInfo = await shared.load(mod, root, fileTimeoutMs);
+        if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
+        if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
+        const extensions = extensionList(params.extensions, () => pool.defaultExtensions(loadedInfo.babelExtensions));
+        const extSet = new Set(extensions.map((e) => `.${e}`));
+        const parser = params.parser ?? "babel";
+        const options: Record<string, unknown> = {
+          ...pool.cliDefaults(loadedInfo.babelExtensions),
+          transform: params.transform,
+          ...(params.extensions !== undefined ? { extensions: extensions.join(",") } : {}),
+          parser,
+          ...(params.options ?? {}),
+        };
+
+        const discovery = await discoverFiles({
+          root,
+          path: params.path,
+          glob: params.glob,
+          scope: host.scope,
+          accept: (rel) => extSet.has(path.posix.extname(rel)),
+        });
+        const files = discovery.files;
+        const workers = pool.workersFor(files.length);
+
+        // What a changed file keeps until staging is its edit against the text the transform saw
+        // and that text's sha256 (staging checks it: a file changed meanwhile is an error, not a
+        // change staged against the wrong text); texts are held only while their file is in flight.
+        const inFlight = new Map<string, { text: string; sha256: string }>();
+        const requests = new Map<number, EditRequest>();
+        const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
+        let done = 0;
+        let lastUpdate = 0;
+        try {
+          await shared.run(
+            mod,
+            files.map((f) => ({
+              rel: f.rel,
+              read: async () => {
+                const r = await host.workspace.read(f.rel);
+                inFlight.set(f.rel, { text: r.text, sha256: r.sha256 });
+                return r.text;
+              },
+            })),
+            options,
+            { cwd: root, workers, fileTimeoutMs, ...(signal ? { signal } : {}) },
+            (index, outcome) => {
+              const rel = files[index]!.rel;
+              const seen = inFlight.get(rel);
+              inFlight.delete(rel);
+              if (outcome.type === "done" && outcome.status === "changed" && seen) {
+                requests.set(index, { path: rel, beforeSha256: seen.sha256, edits: editBetween(seen.text, outcome.output!) });
+                delete outcome.output;
+              }
+              outcomes[index] = outcome;
+              done++;
+              const now = Date.now();
+              if (onUpdate && (now - lastUpdate > 100 || done === files.length)) {
+                lastUpdate = now;
+                onUpdate(textResult(`jscodeshift ${params.transform}: ${done}/${files.length} files`));
+              }
+            },
+          );
+        } catch (err) {
+          throw new ToolError((err as Error).message === "Aborted" ? "Aborted" : `jscodeshift failed: ${(err as Error).message}`);
+        }
+
+        const changes: FileChange[] = [];
+        const errors: JscodeshiftDetails["errors"] = [];
+        const reports: JscodeshiftDetails["reports"] = [];
+        const unreadable: NonNullable<JscodeshiftDetails["unreadable"]> = [];
+        const stats: Record<string, number> = {};
+        let unchanged = 0;
+        let skipped = 0;
+        const skippedFiles: string[] = [];
+        const changed: number[] = [];
+        files.forEach((f, i) => {
+          const o = outcomes[i];
+          if (!o) return;
+          if (o.type === "unreadable") {
+            unreadable.push({ path: f.rel, reason: o.error });
+            return;
+          }
+          for (const message of o.reports) reports.push({ path: f.rel, message });
+          for (const [name, n] of Object.entries(o.stats)) stats[name] = (stats[name] ?? 0) + n;
+          if (o.status === "changed") changed.push(i);
+          else if (o.status === "unchanged") unchanged++;
+          else if (o.status === "skip") {
+            skipped++;
+            if (skippedFiles.length < 1000) skippedFiles.push(f.rel);
+          }
+          else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
+        });
+        for (const i of changed) {
           try {
-            process.chdir(previousCwd);
-          } catch {
-            /* the previous directory vanished: stay at the root */
+            changes.push(...(await host.workspace.stageEdits([requests.get(i)!])));
+          } catch (err) {
+            if (!(err instanceof StaleError)) throw err;
+            errors.push({ path: files[i]!.rel, error: "The file changed while the transform ran; run the step again" });
           }
         }
-      }
+        requests.clear();
+        const { jscodeshiftVersion } = pool;
+        const details: JscodeshiftDetails = {
+          jscodeshift: { version: jscodeshiftVersion() },
+          transform: params.transform,
+          transformFile: displayFile(mod.file, root),
+          parser,
+          ...(loadedInfo.parser !== undefined ? { transformParser: loadedInfo.parser } : {}),
+          extensions,
+          workers,
+          filesSearched: files.length,
+          filesChanged: changes.length,
+          filesUnchanged: unchanged,
+          filesSkipped: skipped,
+          changed: changes.map((c) => c.path),
+          skipped: skippedFiles,
+          errors,
+          reports,
+          stats,
+          ...(unreadable.length > 0 ? { unreadable } : {}),
+        };
 
-      const changes: FileChange[] = [];
-      const errors: JscodeshiftDetails["errors"] = [];
-      const reports: JscodeshiftDetails["reports"] = [];
-      const unreadable: NonNullable<JscodeshiftDetails["unreadable"]> = [];
-      const stats: Record<string, number> = {};
-      let unchanged = 0;
-      let skipped = 0;
-      const skippedFiles: string[] = [];
-      const changed: number[] = [];
-      files.forEach((f, i) => {
-        const o = outcomes[i];
-        if (!o) return;
-        if (o.type === "unreadable") {
-          unreadable.push({ path: f.rel, reason: o.error });
-          return;
+        const label = `Jscodeshift: ${params.transform}: ${plural(changes.length, "file")}`;
+        const lines: string[] = [];
+        const counts = `${plural(files.length, "file")}: ${changes.length} changed, ${details.filesUnchanged} unchanged, ${skipped} skipped, ${errors.length} failed`;
+        lines.push(changes.length > 0 ? `${label} (${counts})` : `No changes: jscodeshift ${params.transform} (${counts})`);
+        if (loadedInfo.parser !== undefined) lines.push(`Parser: ${loadedInfo.parser} (exported by the transform)`);
+        for (const c of changes) lines.push(`- ${c.path}`);
+        if (errors.length > 0) {
+          lines.push("", `Errors (${plural(errors.length, "file")}; the transform threw or did not finish in time):`);
+          for (const e of errors) lines.push(`- ${e.path}: ${e.error}`);
         }
-        for (const message of o.reports) reports.push({ path: f.rel, message });
-        for (const [name, n] of Object.entries(o.stats)) stats[name] = (stats[name] ?? 0) + n;
-        if (o.status === "changed") changed.push(i);
-        else if (o.status === "unchanged") unchanged++;
-        else if (o.status === "skip") {
-          skipped++;
-          if (skippedFiles.length < 1000) skippedFiles.push(f.rel);
+        if (unreadable.length > 0) {
+          lines.push("", `Not transformed (${plural(unreadable.length, "file")} not readable as text):`);
+          for (const u of unreadable) lines.push(`- ${u.path}: ${u.reason}`);
         }
-        else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
-      });
-      for (const i of changed) {
-        try {
-          changes.push(...(await host.workspace.stageEdits([requests.get(i)!])));
-        } catch (err) {
-          if (!(err instanceof StaleError)) throw err;
-          errors.push({ path: files[i]!.rel, error: "The file changed while the transform ran; run the step again" });
+        if (reports.length > 0) {
+          lines.push("", "Reports:");
+          for (const r of reports) lines.push(`${r.path}: ${r.message}`);
         }
+        const statNames = Object.keys(stats).sort();
+        if (statNames.length > 0) {
+          lines.push("", "Stats:");
+          for (const name of statNames) lines.push(`${name}: ${stats[name]}`);
+        }
+        if (changes.length > 0) {
+          host.push(
+            createFileAction(host.workspace, {
+              label,
+              sourceToolName: "jscodeshift",
+              changes,
+              details: { ...details },
+              appliedText: (written) => `Applied jscodeshift ${params.transform} to ${plural(written.length, "file")}.`,
+            }),
+          );
+          lines.push("", PREVIEW_REMINDER);
+        }
+        const result = textResult(lines.join("\n"), details);
+        if (errors.length > 0 && !params.allowErrors) {
+          const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} ${changes.length === 1 ? "is" : "are"} staged and resolved by the policy.` : "";
+          return { ...result, content: [{ type: "text", text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}` }], isError: true } as AgentToolResult<JscodeshiftDetails>;
+        }
+        return result;
       }
-      requests.clear();
-      const { jscodeshiftVersion } = pool;
-      const details: JscodeshiftDetails = {
-        jscodeshift: { version: jscodeshiftVersion() },
-        transform: params.transform,
-        transformFile: displayFile(mod.file, root),
-        parser,
-        ...(loadedInfo.parser !== undefined ? { transformParser: loadedInfo.parser } : {}),
-        extensions,
-        workers,
-        filesSearched: files.length,
-        filesChanged: changes.length,
-        filesUnchanged: unchanged,
-        filesSkipped: skipped,
-        changed: changes.map((c) => c.path),
-        skipped: skippedFiles,
-        errors,
-        reports,
-        stats,
-        ...(unreadable.length > 0 ? { unreadable } : {}),
-      };
-
-      const label = `Jscodeshift: ${params.transform}: ${plural(changes.length, "file")}`;
-      const lines: string[] = [];
-      const counts = `${plural(files.length, "file")}: ${changes.length} changed, ${details.filesUnchanged} unchanged, ${skipped} skipped, ${errors.length} failed`;
-      lines.push(changes.length > 0 ? `${label} (${counts})` : `No changes: jscodeshift ${params.transform} (${counts})`);
-      if (loadedInfo.parser !== undefined) lines.push(`Parser: ${loadedInfo.parser} (exported by the transform)`);
-      for (const c of changes) lines.push(`- ${c.path}`);
-      if (errors.length > 0) {
-        lines.push("", `Errors (${plural(errors.length, "file")}; the transform threw):`);
-        for (const e of errors) lines.push(`- ${e.path}: ${e.error}`);
-      }
-      if (unreadable.length > 0) {
-        lines.push("", `Not transformed (${plural(unreadable.length, "file")} not readable as text):`);
-        for (const u of unreadable) lines.push(`- ${u.path}: ${u.reason}`);
-      }
-      if (reports.length > 0) {
-        lines.push("", "Reports:");
-        for (const r of reports) lines.push(`${r.path}: ${r.message}`);
-      }
-      const statNames = Object.keys(stats).sort();
-      if (statNames.length > 0) {
-        lines.push("", "Stats:");
-        for (const name of statNames) lines.push(`${name}: ${stats[name]}`);
-      }
-      if (changes.length > 0) {
-        host.push(
-          createFileAction(host.workspace, {
-            label,
-            sourceToolName: "jscodeshift",
-            changes,
-            details: { ...details },
-            appliedText: (written) => `Applied jscodeshift ${params.transform} to ${plural(written.length, "file")}.`,
-          }),
-        );
-        lines.push("", PREVIEW_REMINDER);
-      }
-      const result = textResult(lines.join("\n"), details);
-      if (errors.length > 0 && !params.allowErrors) {
-        const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} ${changes.length === 1 ? "is" : "are"} staged and resolved by the policy.` : "";
-        return { ...result, content: [{ type: "text", text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}` }], isError: true } as AgentToolResult<JscodeshiftDetails>;
-      }
-      return result;
     },
   };
 }

@@ -2,7 +2,8 @@
  * The `jscodeshift` tool (SPEC 3.3) on real transform modules in temp workspaces: the tool
  * in-process for its results, the real CLI for exit codes, policy gating and plan/apply.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, realpath, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -241,6 +242,66 @@ describe("jscodeshift tool", () => {
     expect(await readFile(path.join(dir, "app/b.js"), "utf8")).toBe("foo();\n");
   }, 60_000);
 
+  it("a transform runs with the workspace root as its working directory, as jscodeshift run from the project root (oracle: the CLI), and tollgate's own never changes", async () => {
+    // Reads fileInfo.path as given (relative), resolves it against process.cwd(), and reports both.
+    const probe = `const fs = require("node:fs"); const path = require("node:path");\nmodule.exports = (file, api) => { api.report(JSON.stringify({ cwd: fs.realpathSync(process.cwd()), readsSame: fs.readFileSync(file.path, "utf8") === file.source, resolved: fs.realpathSync(path.resolve(file.path)) })); return null; };\n`;
+    const root = await testdir({ "probe.js": probe, "src/a.js": "x;\n" });
+    const real = await realpath(root);
+    const before = process.cwd();
+    expect(before).not.toBe(real);
+    const seen = new Set<string>();
+    const sampler = setInterval(() => seen.add(process.cwd()), 1);
+    const t = makeHost(root);
+    const ours = await t.call("jscodeshift", { transform: "./probe.js", path: "src" }).finally(() => clearInterval(sampler));
+    expect([...seen, process.cwd()].every((c) => c === before)).toBe(true);
+    const mine = JSON.parse(ours.details.reports[0].message) as Record<string, unknown>;
+    expect(mine).toEqual({ cwd: real, readsSame: true, resolved: path.join(real, "src/a.js") });
+    const theirs = await execa(process.execPath, [JSCODESHIFT_CLI, "-t", "./probe.js", "src"], { cwd: root });
+    const line = theirs.stdout.split("\n").find((l) => l.includes('"cwd"'))!;
+    expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual(mine);
+  });
+
+  it("fileTimeout: a transform that never returns (a busy loop, a promise that never settles) fails that file with the reason; its worker is replaced and the other files run", async () => {
+    const hangs = `module.exports = (file) => {\n  if (file.source.includes("spin")) for (;;) {}\n  if (file.source.includes("wait")) return new Promise(() => {});\n  if (file.source.includes("die")) process.exit(7);\n  return file.source.replace("foo", "bar");\n};\n`;
+    const files = { "t.cjs": hangs, "src/a.js": "foo;\n", "src/b.js": "foo; // spin\n", "src/c.js": "foo; // wait\n", "src/d.js": "foo; // die\n", "src/e.js": "foo(1);\n" };
+    const root = await testdir(files);
+    const t = makeHost(root);
+    const started = Date.now();
+    const { result, details, text } = await t.call("jscodeshift", { transform: "t.cjs", path: "src", fileTimeout: 600 });
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect((result as { isError?: boolean }).isError).toBe(true);
+    expect(details.changed).toEqual(["src/a.js", "src/e.js"]);
+    const timedOut = "The transform did not finish within 600 ms (fileTimeout); its worker was stopped";
+    expect(details.errors).toEqual([
+      { path: "src/b.js", error: timedOut },
+      { path: "src/c.js", error: timedOut },
+      { path: "src/d.js", error: "jscodeshift worker exited (code 7)" },
+    ]);
+    expect(text).toContain(`- src/b.js: ${timedOut}`);
+    expect(stagedText(root, t.actions[0]!.changes![1]!)).toBe("bar(1);\n");
+    await expect(t.call("jscodeshift", { transform: "t.cjs", fileTimeout: 0 })).rejects.toThrow("`fileTimeout` must be a positive whole number of milliseconds");
+
+    // The CLI: exit 3 (allowErrors: true makes it 0), and tollgate ends: its workers are gone.
+    const dir = await gitdir({ ...files, "recipe.yaml": recipe(`  - tool: jscodeshift\n    with: { transform: t.cjs, path: src, fileTimeout: 600 }\n`) });
+    const run = await tollgate(["run", "recipe.yaml", "--dry-run", "--report", "r.json"], { cwd: dir });
+    expect(run.code).toBe(3);
+    const report = JSON.parse(await readFile(path.join(dir, "r.json"), "utf8"));
+    expect(report.steps[0].details.errors.map((e: { path: string }) => e.path)).toEqual(["src/b.js", "src/c.js", "src/d.js"]);
+    expect(report.steps[0].details.changed).toEqual(["src/a.js", "src/e.js"]);
+  }, 60_000);
+
+  it("a step over a few files uses one worker; over many, up to the default", async () => {
+    const many: Record<string, string> = { "t.cjs": RENAME_CJS };
+    for (let i = 0; i < 25; i++) many[`src/f${i}.js`] = "foo;\n";
+    const root = await testdir(many);
+    const t = makeHost(root);
+    const few = await t.call("jscodeshift", { transform: "t.cjs", path: "src/f1.js" });
+    expect(few.details.workers).toBe(1);
+    const lots = await t.call("jscodeshift", { transform: "t.cjs", path: "src" });
+    expect(lots.details.workers).toBe(Math.min(2, availableParallelism()));
+    expect(lots.details.changed).toHaveLength(25);
+  });
+
   it("tollgate --version and a recipe without jscodeshift never load jscodeshift", async () => {
     const dir = await testdir({ "recipe.yaml": recipe(`  - tool: write\n    with: { path: a.txt, content: "x" }\n`) });
     const probe = `const M = require("node:module"); const orig = M._load; M._load = function (req, ...rest) { if (/jscodeshift|@babel[\\\\/]register/.test(req)) { process.stderr.write("LOADED " + req + "\\n"); } return orig.call(this, req, ...rest); };`;
@@ -251,7 +312,7 @@ describe("jscodeshift tool", () => {
       expect(r.exitCode).toBe(0);
       expect(r.stderr).not.toContain("LOADED");
     }
-    // The probe does see a recipe that uses the tool load it (in the worker thread).
+    // The probe does see a recipe that uses the tool load it (in the worker process, which inherits --require).
     await writeFile(path.join(dir, "t.cjs"), RENAME_CJS);
     await writeFile(path.join(dir, "a.js"), "foo;\n");
     await writeFile(path.join(dir, "uses.yaml"), recipe(`  - tool: jscodeshift\n    with: { transform: t.cjs, path: a.js }\n`));

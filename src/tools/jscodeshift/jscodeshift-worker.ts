@@ -1,5 +1,6 @@
 /**
- * Worker thread for the `jscodeshift` tool (SPEC 3.3). It loads transforms the way jscodeshift
+ * Worker process for the `jscodeshift` tool (SPEC 3.3), forked by ./pool.ts with the workspace
+ * root as its working directory and its stdout on tollgate's stderr. It loads transforms the way jscodeshift
  * 17's own worker (src/Worker.js) does and calls them the way it does, so a transform sees no
  * difference and its output is byte-identical to jscodeshift's:
  * - jscodeshift's core and getParser are required before the Babel register hook, which is then
@@ -10,12 +11,12 @@
  * - per file: `jscodeshift.withParser(<the transform's exported parser> || getParser(options.parser,
  *   options.parserConfig))`, then `transform({ path, source }, { j, jscodeshift, stats, report },
  *   options)`, awaited.
- * Each thread has its own module registry, so the register hook never touches the main thread.
- * Messages are handled one at a time, in order.
+ * The register hook is installed lazily (./babel-hook.ts) and only here, never in tollgate's
+ * process. Messages are handled one at a time, in order; the process exits when its parent's
+ * IPC channel closes.
  */
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { parentPort, workerData } from "node:worker_threads";
 import { BabelHook } from "./babel-hook.js";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
 
@@ -27,12 +28,8 @@ interface Loaded {
   parserName?: string;
 }
 
-// stdout carries only tollgate's machine output (SPEC 5): what a transform prints is a log.
-process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-
-const data = workerData as { jscodeshiftWorker: string };
-// Everything resolves from jscodeshift's own Worker.js, as its `require` calls do.
-const req = createRequire(data.jscodeshiftWorker);
+// Everything resolves from jscodeshift's own Worker.js (argv[2]), as its `require` calls do.
+const req = createRequire(process.argv[2]!);
 const jscodeshift = req("./core") as { withParser(parser: unknown): unknown };
 const getParser = req("./getParser") as (name?: unknown, options?: unknown) => unknown;
 // Babel is loaded only when a module must be compiled afresh (./babel-hook.ts).
@@ -131,8 +128,10 @@ async function handle(msg: ToWorker): Promise<LoadReply | RunReply> {
   }
 }
 
-const port = parentPort!;
 let chain: Promise<void> = Promise.resolve();
-port.on("message", (msg: ToWorker) => {
-  chain = chain.then(async () => port.postMessage(await handle(msg)));
+process.on("message", (msg: ToWorker) => {
+  chain = chain.then(async () => {
+    process.send!(await handle(msg));
+  });
 });
+process.on("disconnect", () => process.exit(0));

@@ -1,26 +1,35 @@
 /**
- * Worker threads that run jscodeshift transforms (SPEC 3.3). Loaded only by a recipe that uses
+ * Worker processes that run jscodeshift transforms (SPEC 3.3). Loaded only by a recipe that uses
  * the `jscodeshift` tool: nothing here or in jscodeshift is imported at start-up.
  *
  * Contracts:
- * - A bounded number of threads (defaultThreads: memory bounds it); idle
- *   threads stay for the next step of the run but never keep the process alive (unref).
- * - A thread keeps each transform it loaded (keyed by path, size and mtime), like jscodeshift's
- *   worker keeps its one transform for all its files; a thread that has loaded many distinct
+ * - A bounded number of workers (defaultThreads: memory bounds it), fewer for few files
+ *   (workersFor). The worker a transform was checked in waits for its step (unref'd: it never
+ *   keeps the process alive, and exits when tollgate does, as its IPC channel closes); a step's
+ *   workers end with the step, and it waits for them to exit.
+ * - Processes, as jscodeshift's own workers, not threads: a worker's working directory is the
+ *   workspace root, so a transform resolving paths against process.cwd() (or opening
+ *   fileInfo.path as given) finds the workspace's files, while tollgate's own working directory
+ *   never changes; a worker stuck in a transform can be killed.
+ * - A worker keeps each transform it loaded (keyed by path, size and mtime), like jscodeshift's
+ *   worker keeps its one transform for all its files; a worker that has loaded many distinct
  *   transforms is replaced so memory stays bounded.
- * - A thread that dies fails only the files it held (listed as errors); the rest go on elsewhere.
+ * - A file whose transform does not finish within the step's fileTimeout fails with that reason
+ *   and its worker is killed and replaced; a worker that dies fails only the file it was running
+ *   (the files queued behind it run elsewhere). Replacements are bounded: when they run out,
+ *   the remaining files fail with the reason.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { fork, type ChildProcess } from "node:child_process";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
 
 const nodeRequire = createRequire(import.meta.url);
 
-/** jscodeshift's own worker module: the thread resolves jscodeshift and Babel from it. */
+/** jscodeshift's own worker module: the worker resolves jscodeshift and Babel from it. */
 export function jscodeshiftWorkerPath(): string {
   return nodeRequire.resolve("jscodeshift/src/Worker.js");
 }
@@ -75,10 +84,10 @@ function workerScript(): string {
 }
 
 /**
- * Worker threads by default: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
- * The main thread only feeds them (it cannot run transforms: the Babel hook must not touch it),
- * so a thread per CPU keeps every core busy; each thread holds Babel, preset-env, recast, the
- * transform and a file's AST (~100 MiB), and two keep a run under SPEC 9.1's 300 MiB.
+ * Worker processes at most: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
+ * The main process only feeds them (it cannot run transforms: the Babel hook must not touch
+ * it), so a worker per CPU keeps every core busy; each holds recast, the transform and a file's
+ * AST (and Babel when a module must be compiled), and two keep a run under SPEC 9.1's 300 MiB.
  */
 export function defaultThreads(): number {
   const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
@@ -87,46 +96,135 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(cpus, 2));
 }
 
-const MAX_TRANSFORMS_PER_THREAD = 8;
+/**
+ * Files a worker must have to be worth starting (a worker costs about as much CPU as ten files of
+ * typical React code): a step over a few files runs in the one worker its transform was checked in.
+ */
+export const FILES_PER_WORKER = 10;
+
+/** Workers for a step over `files` files: defaultThreads(), fewer for few files (an explicit env setting is taken as is). */
+export function workersFor(files: number): number {
+  const max = defaultThreads();
+  const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
+  if (env !== undefined && env.trim() !== "") return Math.max(1, Math.min(max, files));
+  return Math.max(1, Math.min(max, Math.floor(files / FILES_PER_WORKER)));
+}
+
+/** Default of the step's `fileTimeout`: milliseconds a transform may take over one file. */
+export const DEFAULT_FILE_TIMEOUT_MS = 30_000;
+/** Loading a transform (Babel may compile it and its imports afresh) gets at least this long. */
+const MIN_LOAD_TIMEOUT_MS = 120_000;
+const MAX_TRANSFORMS_PER_WORKER = 8;
 const IN_FLIGHT = 2;
+
+/** A request the worker never started: its worker died before (it is sent again elsewhere). */
+class NotStarted extends Error {}
 
 interface Pending {
   resolve(reply: LoadReply | RunReply): void;
   reject(err: Error): void;
+  timeoutMs: number;
+  timeoutText: string;
 }
 
+/**
+ * One worker process. Its working directory is the workspace root (a transform sees the
+ * workspace root as process.cwd(), as when jscodeshift runs from the project root); its stdout
+ * is tollgate's stderr (SPEC 5: what a transform prints is a log). It handles requests one at a
+ * time in order, so the request at the head of `order` is the one running: its timeout counts
+ * from when it got there, and when it expires the process is killed.
+ */
 class Slot {
-  readonly worker: Worker;
+  readonly child: ChildProcess;
   readonly pending = new Map<number, Pending>();
+  readonly order: number[] = [];
   readonly keys = new Set<string>();
   dead: Error | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(script: string, jscodeshiftWorker: string, onDeath: (slot: Slot) => void) {
-    // The thread's own stdout goes to stderr (see the worker): piping its streams here would keep
-    // an idle, unref'd thread holding the process open.
-    this.worker = new Worker(script, { workerData: { jscodeshiftWorker } });
-    this.worker.on("message", (reply: LoadReply | RunReply) => {
+  constructor(
+    script: string,
+    jscodeshiftWorker: string,
+    readonly cwd: string,
+    onDeath: (slot: Slot) => void,
+  ) {
+    this.child = fork(script, [jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"] });
+    this.child.on("message", (reply: LoadReply | RunReply) => {
       const p = this.pending.get(reply.id);
       if (!p) return;
       this.pending.delete(reply.id);
+      if (this.order[0] === reply.id) this.order.shift();
+      else this.order.splice(this.order.indexOf(reply.id), 1);
+      this.#arm();
       p.resolve(reply);
     });
-    const die = (err: Error) => {
-      if (this.dead) return;
-      this.dead = err;
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
-      onDeath(this);
-    };
-    this.worker.on("error", (err) => die(new Error(`jscodeshift worker failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`)));
-    this.worker.on("exit", (code) => die(new Error(`jscodeshift worker exited (code ${code})`)));
+    this.#onDeath = onDeath;
+    this.child.on("error", (err) => this.kill(new Error(`jscodeshift worker failed: ${err.message.split("\n")[0]}`)));
+    this.child.on("exit", (code, sig) => this.kill(new Error(`jscodeshift worker exited (${sig ? `signal ${sig}` : `code ${code}`})`)));
   }
 
-  send(msg: ToWorker): Promise<LoadReply | RunReply> {
-    if (this.dead) return Promise.reject(this.dead);
+  readonly #onDeath: (slot: Slot) => void;
+
+  #arm(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const head = this.order[0];
+    const p = head === undefined ? undefined : this.pending.get(head);
+    if (!p) return;
+    this.#timer = setTimeout(() => this.kill(new Error(p.timeoutText)), p.timeoutMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the process: the running request fails with `err`, the queued ones with NotStarted. */
+  kill(err: Error): void {
+    if (this.dead) return;
+    this.dead = err;
+    if (this.#timer) clearTimeout(this.#timer);
+    const [head, ...rest] = this.order.splice(0);
+    const running = head === undefined ? undefined : this.pending.get(head);
+    const queued = rest.map((id) => this.pending.get(id)).filter((p): p is Pending => p !== undefined);
+    this.pending.clear();
+    running?.reject(err);
+    for (const p of queued) p.reject(new NotStarted(err.message));
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    this.#onDeath(this);
+  }
+
+  /** Ends the process (its IPC channel closes, so it exits) and resolves once it has exited. */
+  close(): Promise<void> {
+    const exited = new Promise<void>((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      this.child.once("exit", () => resolve());
+    });
+    if (!this.dead) {
+      this.dead = new Error("jscodeshift worker closed");
+      this.#onDeath(this);
+    }
+    if (this.child.connected) this.child.disconnect();
+    const force = setTimeout(() => this.child.kill("SIGKILL"), 2000);
+    return exited.finally(() => clearTimeout(force));
+  }
+
+  ref(on: boolean): void {
+    const channel = this.child.channel as { ref?(): void; unref?(): void } | undefined;
+    if (on) {
+      this.child.ref();
+      channel?.ref?.();
+    } else {
+      this.child.unref();
+      channel?.unref?.();
+    }
+  }
+
+  send(msg: ToWorker, timeoutMs: number, timeoutText: string): Promise<LoadReply | RunReply> {
+    if (this.dead) return Promise.reject(new NotStarted(this.dead.message));
     return new Promise((resolve, reject) => {
-      this.pending.set(msg.id, { resolve, reject });
-      this.worker.postMessage(msg);
+      this.pending.set(msg.id, { resolve, reject, timeoutMs, timeoutText });
+      this.order.push(msg.id);
+      if (this.order.length === 1) this.#arm();
+      this.child.send(msg, (err) => {
+        if (err) this.kill(new Error(`jscodeshift worker failed: ${err.message}`));
+      });
     });
   }
 }
@@ -139,11 +237,24 @@ export interface TransformModule {
 
 export interface PoolFile {
   rel: string;
-  /** Reads the file's text (called just before it is sent to a thread). */
+  /** Reads the file's text (called just before it is sent to a worker). */
   read(): Promise<string>;
 }
 
 export type FileOutcome = RunReply | { type: "unreadable"; id: number; error: string };
+
+export interface RunSettings {
+  /** The workspace root: the workers' working directory. */
+  cwd: string;
+  workers: number;
+  /** Milliseconds one file may take (DEFAULT_FILE_TIMEOUT_MS). */
+  fileTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+function loadTimeout(fileTimeoutMs: number): number {
+  return Math.max(fileTimeoutMs, MIN_LOAD_TIMEOUT_MS);
+}
 
 export class TransformPool {
   readonly #slots: Slot[] = [];
@@ -151,9 +262,9 @@ export class TransformPool {
   #script: string | undefined;
   readonly #jscodeshiftWorker = jscodeshiftWorkerPath();
 
-  #spawn(): Slot {
+  #spawn(cwd: string): Slot {
     this.#script ??= workerScript();
-    const slot = new Slot(this.#script, this.#jscodeshiftWorker, (s) => {
+    const slot = new Slot(this.#script, this.#jscodeshiftWorker, cwd, (s) => {
       const i = this.#slots.indexOf(s);
       if (i !== -1) this.#slots.splice(i, 1);
     });
@@ -161,59 +272,66 @@ export class TransformPool {
     return slot;
   }
 
-  #slotsFor(mod: TransformModule, n: number): Slot[] {
+  #slotsFor(mod: TransformModule, n: number, cwd: string): Slot[] {
     for (const s of [...this.#slots]) {
-      if (!s.keys.has(mod.key) && s.keys.size >= MAX_TRANSFORMS_PER_THREAD) this.#retire(s);
+      // Workers of another workspace, or full of other transforms, make way.
+      if (s.cwd !== cwd || (!s.keys.has(mod.key) && s.keys.size >= MAX_TRANSFORMS_PER_WORKER)) this.#retire(s);
     }
-    // Threads that already hold this transform first.
+    // Workers that already hold this transform first.
     const sorted = [...this.#slots].sort((a, b) => Number(b.keys.has(mod.key)) - Number(a.keys.has(mod.key)));
     const out = sorted.slice(0, n);
-    while (out.length < n) out.push(this.#spawn());
-    for (const s of out) {
-      s.worker.ref();
-      s.keys.add(mod.key);
-    }
+    while (out.length < n) out.push(this.#spawn(cwd));
+    for (const s of out) s.ref(true);
     return out;
   }
 
   #retire(slot: Slot): void {
-    const i = this.#slots.indexOf(slot);
-    if (i !== -1) this.#slots.splice(i, 1);
-    void slot.worker.terminate();
+    slot.kill(new Error("jscodeshift worker retired"));
   }
 
   #idle(): void {
-    for (const s of this.#slots) s.worker.unref();
+    for (const s of this.#slots) s.ref(false);
   }
 
-  /** Loads the module in one thread (which keeps it): does it export a function, and a parser? */
-  async load(mod: TransformModule): Promise<LoadReply> {
-    const [slot] = this.#slotsFor(mod, 1);
+  #loadOn(slot: Slot, mod: TransformModule, timeoutMs: number): Promise<LoadReply> {
+    slot.keys.add(mod.key);
+    return slot.send({ type: "load", id: ++this.#nextId, key: mod.key, file: mod.file }, timeoutMs, `Loading the transform took longer than ${timeoutMs} ms; its worker was stopped`) as Promise<LoadReply>;
+  }
+
+  /** Loads the module in one worker (which keeps it): does it export a function, and a parser? */
+  async load(mod: TransformModule, cwd: string, fileTimeoutMs = DEFAULT_FILE_TIMEOUT_MS): Promise<LoadReply> {
+    const [slot] = this.#slotsFor(mod, 1, cwd);
     try {
-      return (await slot!.send({ type: "load", id: ++this.#nextId, key: mod.key, file: mod.file })) as LoadReply;
+      return await this.#loadOn(slot!, mod, loadTimeout(fileTimeoutMs));
+    } catch (err) {
+      return { type: "loaded", id: 0, ok: false, error: (err as Error).message, babelExtensions: [] };
     } finally {
       this.#idle();
     }
   }
 
   /**
-   * Runs the transform over `files` on up to `threads` threads; `onResult` gets every file's
-   * outcome (any order) with its index. Throws only when aborted.
+   * Runs the transform over `files` on up to `settings.workers` workers; `onResult` gets every
+   * file's outcome (any order) with its index. A file whose transform does not finish within
+   * the timeout fails with that reason, its worker is replaced, and the files queued behind it
+   * run elsewhere. Throws only when aborted.
    */
-  async run(
-    mod: TransformModule,
-    files: readonly PoolFile[],
-    options: Record<string, unknown>,
-    threads: number,
-    onResult: (index: number, outcome: FileOutcome) => void,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    if (files.length === 0) return;
-    const n = Math.max(1, Math.min(threads, files.length));
-    let slots = this.#slotsFor(mod, n);
+  async run(mod: TransformModule, files: readonly PoolFile[], options: Record<string, unknown>, settings: RunSettings, onResult: (index: number, outcome: FileOutcome) => void): Promise<void> {
+    if (files.length === 0) return this.close();
+    const { cwd, signal } = settings;
+    const fileTimeoutMs = settings.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS;
+    const n = Math.max(1, Math.min(settings.workers, files.length));
+    const slots = this.#slotsFor(mod, n, cwd);
+    for (const s of slots) if (!s.keys.has(mod.key)) void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
+    const timeoutText = `The transform did not finish within ${fileTimeoutMs} ms (fileTimeout); its worker was stopped`;
+    const retry: number[] = [];
+    const sources = new Map<number, string>();
+    const held = new Map<Slot, number>();
     let next = 0;
     let settled = 0;
     let respawns = 0;
+    const maxRespawns = n * 3;
+    let lastDeath = "";
     await new Promise<void>((resolve, reject) => {
       let stopped = false;
       const onAbort = () => {
@@ -224,7 +342,9 @@ export class TransformPool {
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const finish = () => {
+      const settle = (index: number, outcome: FileOutcome) => {
+        sources.delete(index);
+        onResult(index, outcome);
         settled++;
         if (settled === files.length && !stopped) {
           stopped = true;
@@ -232,75 +352,99 @@ export class TransformPool {
           resolve();
         }
       };
-      const feed = (slot: Slot) => {
-        if (stopped || slot.dead || next >= files.length) return;
-        const index = next++;
-        const file = files[index]!;
-        const id = ++this.#nextId;
-        void file
-          .read()
-          .then(
-            (source) => {
-              if (stopped) return;
-              if (slot.dead) {
-                // The thread died while the file was read: hand it to a live one.
-                return sendTo(liveSlot(), index, id, file, source);
-              }
-              return sendTo(slot, index, id, file, source);
-            },
-            (err: unknown) => {
-              onResult(index, { type: "unreadable", id, error: err instanceof Error ? err.message : String(err) });
-              finish();
-              feed(slot);
-            },
-          );
-      };
-      const liveSlot = (): Slot => {
-        slots = slots.filter((s) => !s.dead);
-        if (slots.length === 0) {
+      const take = (): number | undefined => (retry.length > 0 ? retry.shift() : next < files.length ? next++ : undefined);
+      const release = (slot: Slot) => held.set(slot, (held.get(slot) ?? 1) - 1);
+      // Live workers; a dead one is replaced (loading the transform first) while replacements last.
+      const live = (): Slot[] => {
+        for (let i = slots.length - 1; i >= 0; i--) {
+          if (!slots[i]!.dead) continue;
+          lastDeath = slots[i]!.dead!.message;
+          slots.splice(i, 1);
+        }
+        while (slots.length < n && respawns < maxRespawns) {
           respawns++;
-          const s = this.#spawn();
-          s.keys.add(mod.key);
+          const s = this.#spawn(cwd);
+          s.ref(true);
+          void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
           slots.push(s);
         }
-        return slots[0]!;
+        return slots;
       };
-      const sendTo = (slot: Slot, index: number, id: number, file: PoolFile, source: string): Promise<void> =>
-        slot.send({ type: "run", id, key: mod.key, file: mod.file, rel: file.rel, source, options }).then(
+      const failRest = () => {
+        const why = `Not run: the transform's workers were stopped ${respawns + 1} times (last: ${lastDeath})`;
+        for (let i = take(); i !== undefined; i = take()) settle(i, { type: "done", id: 0, status: "error", error: why, reports: [], stats: {} });
+      };
+      const refill = () => {
+        if (stopped) return;
+        const alive = live();
+        for (const s of alive) fill(s);
+        if (alive.length === 0) failRest();
+      };
+      const send = (slot: Slot, index: number, source: string) => {
+        const id = ++this.#nextId;
+        slot.send({ type: "run", id, key: mod.key, file: mod.file, rel: files[index]!.rel, source, options }, fileTimeoutMs, timeoutText).then(
           (reply) => {
+            release(slot);
             if (stopped) return;
-            onResult(index, reply as RunReply);
-            finish();
-            feed(slot);
+            settle(index, reply as RunReply);
+            fill(slot);
           },
           (err: Error) => {
+            release(slot);
             if (stopped) return;
-            onResult(index, { type: "done", id, status: "error", error: err.message, reports: [], stats: {} });
-            finish();
-            if (respawns > n * 3) {
-              while (next < files.length) {
-                onResult(next++, { type: "done", id, status: "error", error: err.message, reports: [], stats: {} });
-                finish();
-              }
-              return;
-            }
-            // Keep going on a live (or fresh) thread.
-            if (next < files.length) for (let k = 0; k < IN_FLIGHT; k++) feed(liveSlot());
+            // Queued behind the file that stopped the worker: it runs elsewhere.
+            if (err instanceof NotStarted) retry.push(index);
+            else settle(index, { type: "done", id, status: "error", error: err.message, reports: [], stats: {} });
+            refill();
           },
         );
-      for (const slot of slots) for (let k = 0; k < IN_FLIGHT; k++) feed(slot);
-    }).finally(() => this.#idle());
+      };
+      /** Takes one more file for `slot`; false when none is left. */
+      const feed = (slot: Slot): boolean => {
+        const index = take();
+        if (index === undefined) return false;
+        held.set(slot, (held.get(slot) ?? 0) + 1);
+        const known = sources.get(index);
+        const read = known !== undefined ? Promise.resolve(known) : files[index]!.read();
+        void read.then(
+          (source) => {
+            if (stopped) return release(slot);
+            sources.set(index, source);
+            if (!slot.dead) return send(slot, index, source);
+            // The worker died while the file was read.
+            release(slot);
+            retry.push(index);
+            refill();
+          },
+          (err: unknown) => {
+            release(slot);
+            if (stopped) return;
+            settle(index, { type: "unreadable", id: 0, error: err instanceof Error ? err.message : String(err) });
+            fill(slot);
+          },
+        );
+        return true;
+      };
+      const fill = (slot: Slot) => {
+        while (!stopped && !slot.dead && (held.get(slot) ?? 0) < IN_FLIGHT && feed(slot));
+      };
+      for (const slot of slots) fill(slot);
+    }).finally(async () => {
+      // The step's workers end with it and are waited for: nothing of tollgate runs on after
+      // it exits, and its CPU time and memory are the workers' too. A later step starts afresh
+      // (a worker with a cached transform starts in a fraction of a second).
+      await Promise.all([...this.#slots].map((s) => s.close()));
+    });
   }
 
   async close(): Promise<void> {
-    const slots = this.#slots.splice(0);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(this.#slots.splice(0).map((s) => s.close()));
   }
 }
 
 let shared: TransformPool | undefined;
 
-/** One pool per process: a recipe's jscodeshift steps share warm threads. */
+/** One pool per process: a recipe's jscodeshift steps share warm workers. */
 export function sharedPool(): TransformPool {
   shared ??= new TransformPool();
   return shared;
