@@ -2,7 +2,8 @@
  * The `jscodeshift` tool (SPEC 3.3) on real transform modules in temp workspaces: the tool
  * in-process for its results, the real CLI for exit codes, policy gating and plan/apply.
  */
-import { readFile, realpath, writeFile } from "node:fs/promises";
+import { readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -289,6 +290,30 @@ describe("jscodeshift tool", () => {
     expect(report.steps[0].details.errors.map((e: { path: string }) => e.path)).toEqual(["src/b.js", "src/c.js", "src/d.js"]);
     expect(report.steps[0].details.changed).toEqual(["src/a.js", "src/e.js"]);
   }, 60_000);
+
+  it("Babel's cache: a cached transform runs without Babel; a module compiled afresh while one Babel needs is half loaded still works", async () => {
+    // `debug` as @babel/core requires it: a transform requiring it makes the worker compile it
+    // (jscodeshift's hook compiles node_modules too) while it is being loaded.
+    const debugPath = createRequire(createRequire(path.join(REPO_ROOT, "node_modules/jscodeshift/src/Worker.js")).resolve("@babel/core")).resolve("debug");
+    const transform = `module.exports = (file) => { if (file.source.includes("debug")) require(${JSON.stringify(debugPath)})("t"); return file.source.replace("foo", "bar"); };\n`;
+    const root = await testdir({ "t.js": transform, "a.js": "foo;\n", "b.js": "foo; // debug\n" });
+    const cache = await testdir();
+    const saved = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cache;
+    try {
+      const t = makeHost(root);
+      // A miss: the transform is compiled (and cached).
+      expect((await t.call("jscodeshift", { transform: "t.js", path: "a.js" })).details.changed).toEqual(["a.js"]);
+      expect((await readdir(path.join(cache, "tollgate/jscodeshift-babel"))).length).toBeGreaterThan(0);
+      // A new worker finds the transform cached, so it has not loaded Babel when `debug` must be compiled.
+      const { details } = await t.call("jscodeshift", { transform: "t.js", path: "b.js" });
+      expect(details.errors).toEqual([]);
+      expect(details.changed).toEqual(["b.js"]);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+    }
+  });
 
   it("a step over a few files uses one worker; over many, up to the default", async () => {
     const many: Record<string, string> = { "t.cjs": RENAME_CJS };

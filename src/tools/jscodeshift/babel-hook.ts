@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import Module, { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 
@@ -61,6 +61,7 @@ export class BabelHook {
   #presetEnv: boolean | undefined;
   #extensions: string[] | undefined;
   #eager = false;
+  readonly #babelModules: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
 
   /** `req` resolves as jscodeshift's src/Worker.js does. */
   constructor(req: NodeRequire) {
@@ -168,6 +169,12 @@ export class BabelHook {
     } catch {
       /* a miss: compile */
     }
+    // Babel loads here, possibly while a module it needs itself is half loaded (a transform
+    // requiring `debug`, which @babel/core requires too): it gets a module cache of its own, kept
+    // for the next miss, as @babel/register keeps its internal one.
+    const modules = Module as unknown as { _cache: Record<string, unknown> };
+    const userCache = modules._cache;
+    modules._cache = this.#babelModules;
     this.#compiling = true;
     let out: string;
     try {
@@ -185,6 +192,7 @@ export class BabelHook {
       out = result === null ? code : result.code;
     } finally {
       this.#compiling = false;
+      modules._cache = userCache;
     }
     this.#write(entry, out);
     return out;
