@@ -9,7 +9,8 @@
  * findings (`ast-grep scan --json`) must be the same rules at the same positions with the same
  * messages (an unbound metavariable in a message reads as nothing). A rule whose fix, transform,
  * constraints, rewriter or labels name a metavariable the rule does not define is refused by
- * both: the CLI with its reason, tollgate with exit 2 and the rule file's line and column.
+ * both, as is a rule that cannot say which node kinds it matches: the CLI with its reason,
+ * tollgate with exit 2 and the rule file's line and column.
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -81,8 +82,11 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     ["global-util", 'rule: { matches: is-literal }\nfix: $L', "Undefined meta var `L` used in `fix`"],
     ["rewriter", 'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, rule: { kind: number }, fix: "$N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: $R', "Undefined meta var `N` used in `fix`"],
     ["label", 'rule: { pattern: "foo($A)" }\nlabels:\n  Z: { style: primary, message: here }', "Label meta-variable `Z` must be defined in `rule` or `constraints`"],
+    // not a metavariable: rules that cannot say which node kinds they match
+    ["no-kinds", 'rule: { pattern: "$A", has: { kind: identifier } }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    ["no-kinds-any", 'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
   ];
-  it("refuses, as the CLI does, a rule reading a metavariable it does not define (positioned, exit 2)", async () => {
+  it("refuses, as the CLI does, a rule reading a metavariable it does not define or matching no known kinds (positioned, exit 2)", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-undef-"));
     onTestFinished(() => rm(root, { recursive: true, force: true }));
     const setup = async (dir: string, docs: Array<[string, string]>) => {

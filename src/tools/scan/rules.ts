@@ -11,6 +11,7 @@ import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
 import { checkFix, checkRule, checkTransform, entries, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
+import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
 
@@ -462,6 +463,12 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     const globals: Record<string, RuleObject> = {};
     for (const u of utils) if (u.lang === raw.rule.lang) Object.assign(globals, u.utils, { [u.id]: u.rule });
     if (Object.keys(globals).length > 0) raw.rule.utils = { ...globals, ...raw.rule.utils };
+  }
+  for (const raw of raws) {
+    if (raw.rule && !hasPotentialKinds(raw.rule.rule, raw.rule.utils)) {
+      issue(raw.ctx, raw.nodes.get("rule")?.value ?? raw.root, MISSING_KINDS);
+      raw.rule = undefined;
+    }
   }
   const ok = raws.filter((r) => r.rule);
   await napiCheck(ok, issues);
