@@ -64,6 +64,14 @@ export async function writeCombinedPatch(
   for (const path of [...byPath.keys()].sort()) {
     const base = current(path);
     const entries = byPath.get(path)!;
+    const lone = entries.length === 1 ? entries[0]!.file : undefined;
+    if (lone && !lone.edits && (base === null ? null : sha256(base)) === lone.beforeSha256) {
+      // Known only by its diff (merge-reports) and the file is as it was staged: that diff is this
+      // file's patch, computed at staging; fitting and diffing again costs a whole-text diff.
+      await write(`${first ? "" : "\n"}${lone.diff.text()}`);
+      first = false;
+      continue;
+    }
     let text = base;
     for (const { id, file } of entries) {
       const next = fit(text, file);

@@ -4,6 +4,8 @@ import type { Preview, PreviewFile } from "../report/patch.js";
 import { sha256 } from "../util/hash.js";
 import { summarize } from "../report/build.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
+import type { SpillStore } from "../spill/store.js";
+import { copyLazily } from "./read.js";
 
 export interface ShardReport {
   file: string;
@@ -92,7 +94,8 @@ export function mergeReports(inputs: ShardReport[]): Report & { merged: MergeInf
     .sort((a, b) => (a.input.report.run.shard?.index ?? Infinity) - (b.input.report.run.shard?.index ?? Infinity) || a.position - b.position)
     .map((x) => x.input);
   const outcomes: OutcomeRecord[] = ordered.flatMap(({ report }) =>
-    report.outcomes.map((o) => (report.run.shard ? { ...o, shard: report.run.shard } : o)),
+    // copied with their diff getters intact: a spread would read every diff into memory
+    report.outcomes.map((o) => (report.run.shard ? copyLazily(o, { shard: report.run.shard }) : o)),
   );
   const steps = mergeSteps(ordered);
   const check = inputs.some((i) => i.report.run.check);
@@ -129,9 +132,10 @@ export function mergeReports(inputs: ShardReport[]): Report & { merged: MergeInf
 /**
  * Unapplied previews of a merged report, from its diffs (the shard reports hold diffs, not whole
  * texts), so `merge-reports --patch` writes one patch. A file that is not as the shard saw it
- * (sha256 differs) is left out and returned in `skipped`. Files are read one at a time.
+ * (sha256 differs) is left out and returned in `skipped`. Files are read one at a time, and each
+ * file's part of a diff waits in `spill` until the patch is written.
  */
-export function rebuildPreviews(report: Report, read: (path: string) => string | null): { previews: Preview[]; skipped: string[] } {
+export function rebuildPreviews(report: Report, read: (path: string) => string | null, spill: SpillStore): { previews: Preview[]; skipped: string[] } {
   const previews: Preview[] = [];
   const skipped: string[] = [];
   for (const o of report.outcomes) {
@@ -145,8 +149,7 @@ export function rebuildPreviews(report: Report, read: (path: string) => string |
         skipped.push(f.path);
         return;
       }
-      const text = formatPatch(patch);
-      files.push({ path: f.path, kind: f.change, beforeSha256: f.beforeSha256, diff: { text: () => text } });
+      files.push({ path: f.path, kind: f.change, beforeSha256: f.beforeSha256, diff: spill.put(formatPatch(patch)) });
     });
     if (files.length > 0) previews.push({ id: o.id, files });
   }
