@@ -1,6 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, TextEdit, Tool } from "../session/types.js";
+import type { AgentToolResult, FileChange, TextEdit, Tool } from "../session/types.js";
+import type { Discovery } from "../discovery/index.js";
+import type { FileResult } from "./ast/engine.js";
 import { textResult } from "../session/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { applyEdits, editBetween } from "../workspace/change.js";
@@ -109,8 +111,19 @@ interface FilePlan {
 }
 
 /**
+ * Copies a value's strings. A substring of a file's text (a match, a capture in a replacement,
+ * a preview line) is a slice that keeps the whole text alive; what outlives the file's turn
+ * (edits in a pending action, preview lines, details) is detached so each text is freed when
+ * its file is done.
+ */
+function detach<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
  * Re-runs the rewrite on a file's current text. Returns the new text when the ordered
- * (matched, replacement) pairs equal the preview's, undefined otherwise (→ stale).
+ * (matched, replacement) pairs equal the preview's, undefined otherwise (→ stale). Keeps the
+ * pairs, not the previewed texts.
  */
 function makeRebase(
   plan: FilePlan,
@@ -122,12 +135,13 @@ function makeRebase(
   prefilter: Record<string, PrefilterSpec>,
 ): (current: string) => string | undefined {
   const expected = pairsOf(plan.matches);
+  const { lang, keep } = plan;
   return (current) => {
     try {
       const napi = napiSync();
-      const found = matchText(napi, plan.lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
+      const found = matchText(napi, lang, current, { ops: pats.map((pat, i) => ({ pat, captures: captures[i] ?? {}, all: all[i] ?? {} })), sel, prefilter });
       const matches = goodMatches(found.matches);
-      const kept = plan.keep === undefined ? matches : truncateMatches(matches, plan.keep);
+      const kept = keep === undefined ? matches : truncateMatches(matches, keep);
       const result = planRewrite(current, kept, outs);
       if (!result.ok) return undefined;
       return pairsOf(result.matches) === expected ? result.after : undefined;
@@ -141,6 +155,45 @@ function makeRebase(
 function editsOf(plan: FilePlan): TextEdit[] {
   const edits = plan.matches.filter((m) => m.depth === 0).map((m) => ({ start: m.start, end: m.end, text: m.replacement }));
   return applyEdits(plan.text, edits) === plan.after ? edits : editBetween(plan.text, plan.after);
+}
+
+/** A rebase that returns the edits from the current text to the rewritten one. */
+function editRebase(rebase: (current: string) => string | undefined): (current: string) => TextEdit[] | undefined {
+  return (current) => {
+    const after = rebase(current);
+    return after === undefined ? undefined : editBetween(current, after);
+  };
+}
+
+function ignore(): void {}
+
+/** What is kept of a rewritten file once its turn is over: no text of it. */
+interface FileOutcome {
+  index: number;
+  rel: string;
+  count: number;
+  /** Matches per op. */
+  perOp: number[];
+  /** The preview's `-`/`+` lines of the file. */
+  lines: string[];
+  changes: NonNullable<AstEditDetails["changes"]>;
+  change: Promise<FileChange[]>;
+}
+
+/** The preview lines and change details of one file (positions from its text). */
+function previewOf(plan: FilePlan): Pick<FileOutcome, "lines" | "changes"> {
+  const index = new LineIndex(plan.text);
+  const positions = plan.matches.map((m) => ({ m, a: index.pos(m.start), b: index.pos(m.end) }));
+  const width = String(Math.max(...positions.map((p) => p.a.line))).length;
+  const lines: string[] = [];
+  const changes: FileOutcome["changes"] = [];
+  for (const { m, a, b } of positions) {
+    const ref = `${String(a.line).padStart(width)}:${a.col}`;
+    lines.push(`-${ref} ${cut(m.matched)}`);
+    lines.push(`+${ref} ${cut(m.replacement)}`);
+    changes.push({ path: plan.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, matched: clip(m.matched), replacement: clip(m.replacement), nested: m.depth > 0 });
+  }
+  return { lines, changes };
 }
 
 export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters, AstEditDetails> {
@@ -161,6 +214,62 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       });
       const allCaptures = params.ops.map((op) => Object.fromEntries(patternCaptures(op.pat)));
       const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
+      const parseErrors = new Map<number, string[]>();
+      const parseWarnings = new Map<number, string>();
+      const overlapLines = new Map<number, string[]>();
+      const outcomes: FileOutcome[] = [];
+      let total = 0;
+      let limitReached = false;
+      // With a limit, files count in discovery order: the first files' replacements are kept.
+      // Without one, each file is planned, staged and let go as its result arrives (its text is
+      // freed then), whatever the order.
+      let cutoff = Number.POSITIVE_INFINITY;
+      let prefilter: Record<string, PrefilterSpec> = {};
+      let discovery: Discovery | undefined;
+      let langOf: Map<string, string> | undefined;
+      const handle = (r: FileResult, index: number) => {
+        if (index >= cutoff) return;
+        // No closure is made in this function: one would keep `r` (the file's text) alive.
+        const shown = displayPath(r.rel, discovery!);
+        if (r.status === "searched" && r.parseError) parseErrors.set(index, [`${shown}: parse error (syntax tree contains error nodes)`]);
+        if (r.status !== "matched") return;
+        if (limit !== undefined && total >= limit) {
+          limitReached = true;
+          cutoff = index;
+          return;
+        }
+        const bad = badMatches(r.matches);
+        if (bad.length > 0) parseErrors.set(index, detach(skippedMatchIssues(shown, r.text, bad)));
+        let raw = goodMatches(r.matches);
+        if (raw.length === 0) return;
+        let keep: number | undefined;
+        if (limit !== undefined && total + raw.length > limit) {
+          keep = limit - total;
+          raw = truncateMatches(raw, keep);
+          limitReached = true;
+        }
+        const planned = planRewrite(r.text, raw, outs);
+        if (!planned.ok) {
+          overlapLines.set(index, detach(overlapMessage(r.rel, r.text, planned.overlaps, pats)));
+          return;
+        }
+        if (planned.after === r.text) return;
+        if (r.errors.length > 0) parseWarnings.set(index, `${shown}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
+        const plan: FilePlan = { rel: r.rel, lang: langOf!.get(r.rel)!, text: r.text, sha256: r.sha256, after: planned.after, matches: planned.matches, keep };
+        total += plan.matches.length;
+        const perOp: number[] = new Array<number>(pats.length).fill(0);
+        for (const m of plan.matches) perOp[m.op]!++;
+        // Staging with the text in hand computes the diff (spilled) now; the change keeps edits.
+        const change = host.workspace.stageEdits([
+          { path: plan.rel, beforeSha256: plan.sha256, text: plan.text, edits: detach(editsOf(plan)), rebase: editRebase(makeRebase(plan, pats, outs, captures, allCaptures, sel, prefilter)) },
+        ]);
+        // A file whose staging fails fails the step (below); none is left unhandled meanwhile.
+        change.catch(ignore);
+        outcomes.push({ index, rel: plan.rel, count: plan.matches.length, perOp, ...detach(previewOf(plan)), change });
+      };
+      // Results arriving before their turn (limit only) wait here.
+      const waiting = new Map<number, FileResult>();
+      let nextIndex = 0;
       const search = await runSearch({
         onUpdate,
         toolName: "ast_edit",
@@ -176,112 +285,91 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         maxFileBytes: host.workspace.maxFileBytes,
         signal,
         patWhere: (i) => `ops[${i}].pat`,
+        onStart: (s) => {
+          discovery = s.discovery;
+          langOf = s.langOf;
+          prefilter = s.prefilter;
+        },
+        onResult: (r, index) => {
+          if (limit === undefined) return handle(r, index);
+          waiting.set(index, r);
+          while (waiting.has(nextIndex)) {
+            const next = waiting.get(nextIndex)!;
+            waiting.delete(nextIndex);
+            handle(next, nextIndex++);
+          }
+        },
       });
-      const { discovery } = search;
-
-      const parseErrors: string[] = [];
-      const parseWarnings: string[] = [];
-      const overlapLines: string[] = [];
-      const plans: FilePlan[] = [];
-      let total = 0;
-      let limitReached = false;
-      for (const r of search.results) {
-        if (r.status === "searched" && r.parseError) parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
-        if (r.status !== "matched") continue;
-        if (limit !== undefined && total >= limit) {
-          limitReached = true;
-          break;
-        }
-        const bad = badMatches(r.matches);
-        if (bad.length > 0) parseErrors.push(...skippedMatchIssues(displayPath(r.rel, discovery), r.text, bad));
-        let raw = goodMatches(r.matches);
-        if (raw.length === 0) continue;
-        let keep: number | undefined;
-        if (limit !== undefined && total + raw.length > limit) {
-          keep = limit - total;
-          raw = truncateMatches(raw, keep);
-          limitReached = true;
-        }
-        const plan = planRewrite(r.text, raw, outs);
-        if (!plan.ok) {
-          overlapLines.push(...overlapMessage(r.rel, r.text, plan.overlaps, pats));
-          continue;
-        }
-        if (plan.after === r.text) continue;
-        if (r.errors.length > 0) parseWarnings.push(`${displayPath(r.rel, discovery)}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
-        plans.push({ rel: r.rel, lang: search.langOf.get(r.rel)!, text: r.text, sha256: r.sha256, after: plan.after, matches: plan.matches, keep });
-        total += plan.matches.length;
-      }
-      if (overlapLines.length > 0) {
+      if (overlapLines.size > 0) {
+        const all = [...overlapLines].sort((x, y) => x[0] - y[0]).flatMap(([, l]) => l);
         throw new ToolError(
-          ["Overlapping replacements detected; refine pattern to avoid ambiguous edits. Nothing was staged.", ...overlapLines.slice(0, 50), ...(overlapLines.length > 50 ? [`… and ${overlapLines.length - 50} more`] : [])].join("\n"),
+          ["Overlapping replacements detected; refine pattern to avoid ambiguous edits. Nothing was staged.", ...all.slice(0, 50), ...(all.length > 50 ? [`… and ${all.length - 50} more`] : [])].join("\n"),
         );
       }
+      outcomes.sort((x, y) => x.index - y.index);
+      const changes = (await Promise.all(outcomes.map((o) => o.change))).flat();
+      const byIndex = <T>(m: Map<number, T>): T[] => [...m].filter(([i]) => i < cutoff).sort((x, y) => x[0] - y[0]).map(([, v]) => v);
+      const parseErrorList = byIndex(parseErrors).flat();
+      const parseWarningList = byIndex(parseWarnings);
+      const d = search.discovery;
 
       // Paths in `files`, `fileReplacements` and the parse issues are the seed's display paths
       // (relative to the scope directory, the basename for a one-file scope); `changes` and the
       // report's outcome files are workspace-relative.
-      const fileReplacements = plans.map((p) => ({ path: displayPath(p.rel, discovery), count: p.matches.length }));
+      const fileReplacements = outcomes.map((o) => ({ path: displayPath(o.rel, d), count: o.count }));
       const details: AstEditDetails = {
         totalReplacements: total,
-        filesTouched: plans.length,
+        filesTouched: outcomes.length,
         filesSearched: search.filesSearched,
         applied: false,
         limitReached,
-        parseErrors: [...new Set(parseErrors)],
-        ...(parseWarnings.length > 0 ? { parseWarnings } : {}),
+        parseErrors: [...new Set(parseErrorList)],
+        ...(parseWarningList.length > 0 ? { parseWarnings: parseWarningList } : {}),
         ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
-        scopePath: discovery.scopePath,
+        scopePath: d.scopePath,
         files: fileReplacements.map((f) => f.path),
         fileReplacements,
       };
       const notes = [
-        ...patternWarningLines(search.patternWarnings, (op) => plans.reduce((n, p) => n + p.matches.filter((m) => m.op === op).length, 0)),
-        ...(parseWarnings.length > 0
-          ? ["", `Note: ${plural(parseWarnings.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
+        ...patternWarningLines(search.patternWarnings, (op) => outcomes.reduce((n, o) => n + o.perOp[op]!, 0)),
+        ...(parseWarningList.length > 0
+          ? ["", `Note: ${plural(parseWarningList.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
           : []),
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];
       if (total === 0) {
         // The seed's text: `No replacements made`, then the parse-issue block on the next line.
-        return textResult(["No replacements made", ...parseIssuesBlock(parseErrors), ...notes].join("\n"), details);
+        return textResult(["No replacements made", ...parseIssuesBlock(parseErrorList), ...notes].join("\n"), details);
       }
       const trailer = [
         ...(limitReached ? ["", "Limit reached; narrow path or increase limit."] : []),
-        ...(parseErrors.length > 0 ? ["", ...parseIssuesBlock(parseErrors)] : []),
+        ...(parseErrorList.length > 0 ? ["", ...parseIssuesBlock(parseErrorList)] : []),
         ...notes,
       ];
 
       const lines: string[] = [];
       const changeDetails: NonNullable<AstEditDetails["changes"]> = [];
-      const items = plans.map((p) => ({ display: displayPath(p.rel, discovery), plan: p }));
-      const emitFile = (plan: FilePlan) => {
-        const index = new LineIndex(plan.text);
-        const positions = plan.matches.map((m) => ({ m, a: index.pos(m.start), b: index.pos(m.end) }));
-        const width = String(Math.max(...positions.map((p) => p.a.line))).length;
-        for (const { m, a, b } of positions) {
-          const ref = `${String(a.line).padStart(width)}:${a.col}`;
-          lines.push(`-${ref} ${cut(m.matched)}`);
-          lines.push(`+${ref} ${cut(m.replacement)}`);
-          changeDetails.push({ path: plan.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, matched: clip(m.matched), replacement: clip(m.replacement), nested: m.depth > 0 });
-        }
+      const items = outcomes.map((o) => ({ display: displayPath(o.rel, d), outcome: o }));
+      const emitFile = (o: FileOutcome) => {
+        lines.push(...o.lines);
+        changeDetails.push(...o.changes);
       };
-      if (discovery.singleFile) {
-        for (const item of items) emitFile(item.plan);
+      if (d.singleFile) {
+        for (const item of items) emitFile(item.outcome);
       } else {
         for (const group of groupByDir(items)) {
           if (group.dir === ".") {
             for (const item of group.items) {
               if (lines.length > 0) lines.push("");
-              lines.push(`# ${item.display} (${plural(item.plan.matches.length, "replacement")})`);
-              emitFile(item.plan);
+              lines.push(`# ${item.display} (${plural(item.outcome.count, "replacement")})`);
+              emitFile(item.outcome);
             }
           } else {
             if (lines.length > 0) lines.push("");
             lines.push(`# ${group.dir}`);
             for (const item of group.items) {
-              lines.push(`## └─ ${item.display.slice(group.dir.length + 1)} (${plural(item.plan.matches.length, "replacement")})`);
-              emitFile(item.plan);
+              lines.push(`## └─ ${item.display.slice(group.dir.length + 1)} (${plural(item.outcome.count, "replacement")})`);
+              emitFile(item.outcome);
             }
           }
         }
@@ -290,24 +378,8 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const actionDetails = { ...details };
       details.changes = changeDetails;
 
-      // Staged as edits against the previewed text: the action keeps no whole texts.
-      const changes = await host.workspace.stageEdits(
-        plans.map((p) => {
-          const rebase = makeRebase(p, pats, outs, captures, allCaptures, sel, search.prefilter);
-          return {
-            path: p.rel,
-            beforeSha256: p.sha256,
-            text: p.text,
-            edits: editsOf(p),
-            rebase: (current: string) => {
-              const after = rebase(current);
-              return after === undefined ? undefined : editBetween(current, after);
-            },
-          };
-        }),
-      );
-      const label = `AST Edit: ${replacementsLabel(total, plans.length)}`;
-      const appliedText = `Applied ${replacementsLabel(total, plans.length)}.`;
+      const label = `AST Edit: ${replacementsLabel(total, outcomes.length)}`;
+      const appliedText = `Applied ${replacementsLabel(total, outcomes.length)}.`;
       host.push(
         createFileAction(host.workspace, {
           label,

@@ -111,7 +111,9 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   const requirements = spec !== null && spec.length === job.ops.length ? spec : undefined;
   const run = (start: number, end: number) => {
     const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
-    return traverse(root, job.ops, active, job.sel, start, { stringKinds, requirements });
+    const out = traverse(root, job.ops, active, job.sel, start, { stringKinds, requirements });
+    parsedBytes(end - start);
+    return out;
   };
   const whole = (): MatchResult => {
     const { found, errors } = run(0, text.length);
@@ -213,9 +215,7 @@ export class FileProcessor {
   process(file: EngineFile): FileResult {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    const result = this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
-    parsedBytes(read.bytes.byteLength);
-    return result;
+    return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {

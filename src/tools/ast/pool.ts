@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import { ToolError } from "../../errors.js";
 import { FileProcessor, type EngineFile, type EngineJob, type FileResult } from "./engine.js";
 import { loadNapi } from "./langs.js";
+import { turnDue } from "./reclaim.js";
 
 export interface PoolOptions {
   signal?: AbortSignal | undefined;
@@ -21,6 +22,13 @@ export interface PoolOptions {
   progress?: ((done: number, total: number, matches: number) => void) | undefined;
 }
 
+/**
+ * Receives each file's result as it is ready (completion order, not input order; `index` is the
+ * file's place in the input). The pool keeps no result: what the consumer drops is freed, so a
+ * run over any number of files holds only the results in flight.
+ */
+export type ResultSink = (result: FileResult, index: number) => void;
+
 function countMatches(result: FileResult): number {
   return result.status === "matched" ? result.matches.length : 0;
 }
@@ -28,6 +36,7 @@ function countMatches(result: FileResult): number {
 const MIN_FILES_FOR_THREADS = 24;
 const IN_FLIGHT = 4;
 const MIN_BYTES_FOR_THREADS = 1024 * 1024;
+const LARGE = 256 * 1024;
 
 function workerScript(): string | undefined {
   const url = new URL("./worker.js", import.meta.url);
@@ -50,33 +59,84 @@ function threadCount(files: readonly EngineFile[], options: PoolOptions): number
   return Math.min(cpus - 1, 4, Math.ceil(files.length / 8));
 }
 
+/**
+ * Files to hand out, largest first (one big file does not finish last on a single thread).
+ * A file of LARGE bytes or more is handed out only while no other large file is in work: its
+ * syntax tree and the nodes of its traversal take tens of MB (about 20 × its size), and every
+ * thread working on one at once would add that up; meanwhile the other threads take small files.
+ */
+class FileQueue {
+  readonly #large: number[] = [];
+  readonly #small: number[] = [];
+  readonly #isLarge = new Set<number>();
+  #largeInWork = false;
+  remaining: number;
+  constructor(files: readonly EngineFile[], sizes: ReadonlyMap<string, number> | undefined) {
+    const order = files.map((_, i) => i);
+    const size = (i: number) => sizes?.get(files[i]!.rel) ?? 0;
+    if (sizes) order.sort((a, b) => size(b) - size(a));
+    for (const i of order) {
+      if (size(i) >= LARGE) {
+        this.#large.push(i);
+        this.#isLarge.add(i);
+      } else this.#small.push(i);
+    }
+    this.#large.reverse();
+    this.#small.reverse();
+    this.remaining = files.length;
+  }
+  /** The next file to work on, or undefined: none left, or only large ones while one is in work. */
+  take(): number | undefined {
+    let id: number | undefined;
+    if (!this.#largeInWork && this.#large.length > 0) {
+      id = this.#large.pop()!;
+      this.#largeInWork = true;
+    } else id = this.#small.pop();
+    if (id !== undefined) this.remaining--;
+    return id;
+  }
+  isLarge(id: number): boolean {
+    return this.#isLarge.has(id);
+  }
+  finished(id: number): void {
+    if (this.#isLarge.has(id)) this.#largeInWork = false;
+  }
+}
+
 function abortError(): Error {
   return new ToolError("Aborted");
 }
 
+/** Every file's result, in input order (holds them all: for callers whose results are small). */
 export async function processFiles(files: readonly EngineFile[], job: EngineJob, options: PoolOptions = {}): Promise<FileResult[]> {
+  const results: FileResult[] = new Array(files.length);
+  await streamFiles(files, job, (result, index) => (results[index] = result), options);
+  return results;
+}
+
+/** Runs the engine over `files`, handing each result to `sink` as it is ready (see ResultSink). */
+export async function streamFiles(files: readonly EngineFile[], job: EngineJob, sink: ResultSink, options: PoolOptions = {}): Promise<void> {
   const threads = threadCount(files, options);
   const script = threads > 0 ? workerScript() : undefined;
   if (!script) {
     const napi = await loadNapi();
     const processor = new FileProcessor(napi, job);
-    const out: FileResult[] = [];
     let matches = 0;
-    for (const file of files) {
+    let done = 0;
+    for (const [index, file] of files.entries()) {
       if (options.signal?.aborted) throw abortError();
       const result = processor.process(file);
       matches += countMatches(result);
-      out.push(result);
-      // Native syntax trees are freed by finalizers that run only when the event loop turns.
-      if (out.length % 32 === 0) await new Promise((r) => setImmediate(r));
-      options.progress?.(out.length, files.length, matches);
+      done++;
+      sink(result, index);
+      // Native syntax trees are freed by finalizers that run only when the event loop turns
+      // (reclaim.ts asks for the collection that finds them).
+      if (turnDue()) await new Promise((r) => setImmediate(r));
+      options.progress?.(done, files.length, matches);
     }
-    return out;
+    return;
   }
-  // Largest files first so one big file does not finish last on a single thread.
-  const order = files.map((_, i) => i);
-  if (options.sizes) order.sort((a, b) => (options.sizes!.get(files[b]!.rel) ?? 0) - (options.sizes!.get(files[a]!.rel) ?? 0));
-  const results: Array<FileResult | undefined> = new Array(files.length);
+  const queue = new FileQueue(files, options.sizes);
   const workers: Worker[] = [];
   // The main thread takes files from the same queue while the workers start (a worker needs
   // ~100 ms to boot and load napi) and between their messages, instead of waiting idle.
@@ -84,10 +144,10 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
   const local = new FileProcessor(napi, job);
   try {
     await new Promise<void>((resolve, reject) => {
-      let next = 0;
       let done = 0;
       let matches = 0;
       let failed = false;
+      let mainIdle = false;
       const fail = (err: Error) => {
         if (failed) return;
         failed = true;
@@ -97,33 +157,50 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
       options.signal?.addEventListener("abort", onAbort, { once: true });
       if (files.length === 0) return resolve();
       const complete = (id: number, result: FileResult) => {
-        results[id] = result;
         done++;
         matches += countMatches(result);
+        queue.finished(id);
+        try {
+          sink(result, id);
+        } catch (err) {
+          return fail(err instanceof Error ? err : new Error(String(err)));
+        }
         options.progress?.(done, files.length, matches);
         if (done === files.length) {
           options.signal?.removeEventListener("abort", onAbort);
           resolve();
         }
       };
+      const inFlight = new Map<Worker, number>();
       const feed = (w: Worker) => {
-        if (failed || next >= order.length) return;
-        const id = order[next++]!;
-        w.postMessage({ id, file: files[id] });
+        while (!failed && (inFlight.get(w) ?? 0) < IN_FLIGHT) {
+          const id = queue.take();
+          if (id === undefined) return;
+          inFlight.set(w, (inFlight.get(w) ?? 0) + 1);
+          w.postMessage({ id, file: files[id] });
+        }
+      };
+      // A large file done frees the large-file turn: every thread may take work again.
+      const feedAll = () => {
+        for (const w of workers) feed(w);
+        if (mainIdle) {
+          mainIdle = false;
+          setImmediate(helpOut);
+        }
       };
       for (let t = 0; t < threads; t++) {
         const w = new Worker(script, { workerData: { job } });
         workers.push(w);
         w.on("message", (msg: { ready?: true; id?: number; result?: FileResult; error?: string }) => {
-          if (msg.ready) {
-            // A few files in flight per worker: it never waits for a round trip to the main
-            // thread between files (hundreds of small files otherwise cost that many waits).
-            for (let k = 0; k < IN_FLIGHT; k++) feed(w);
-            return;
-          }
+          // A few files in flight per worker: it never waits for a round trip to the main
+          // thread between files (hundreds of small files otherwise cost that many waits).
+          if (msg.ready) return feed(w);
           if (msg.error !== undefined) return fail(new ToolError(msg.error));
+          inFlight.set(w, inFlight.get(w)! - 1);
+          const large = queue.isLarge(msg.id!);
           complete(msg.id!, msg.result!);
-          feed(w);
+          if (large) feedAll();
+          else feed(w);
         });
         w.on("error", (err) => fail(err instanceof Error ? err : new Error(String(err))));
         w.on("exit", (code) => {
@@ -131,19 +208,25 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
         });
       }
       const helpOut = () => {
-        if (failed || next >= order.length) return;
-        const id = order[next++]!;
+        if (failed) return;
+        const id = queue.take();
+        if (id === undefined) {
+          mainIdle = queue.remaining > 0;
+          return;
+        }
+        const large = queue.isLarge(id);
         try {
           complete(id, local.process(files[id]!));
         } catch (err) {
           return fail(err instanceof Error ? err : new Error(String(err)));
         }
-        setImmediate(helpOut); // let worker messages in between files
+        if (large) feedAll();
+        // Between files: worker messages come in, and the finalizers of dead trees run.
+        setImmediate(helpOut);
       };
       setImmediate(helpOut);
     });
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return results as FileResult[];
 }

@@ -11,7 +11,7 @@ import type { EngineFile, EngineJob, FileResult, SkipReason } from "./engine.js"
 import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
-import { processFiles } from "./pool.js";
+import { streamFiles } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 
 export interface SearchInput {
@@ -33,6 +33,13 @@ export interface SearchInput {
   onUpdate?: ToolUpdateCallback | undefined;
   /** Where pattern i sits among the step's parameters (`ops[i].pat`), for error messages. */
   patWhere?: ((i: number) => string) | undefined;
+  /**
+   * Receives each searched file's result as it is ready (completion order; `index` is its place
+   * in `files`, discovery order). `results` then stays empty: the caller keeps what it needs.
+   */
+  onResult?: ((result: FileResult, index: number, files: readonly EngineFile[]) => void) | undefined;
+  /** Called once the files and languages are known, before the first result. */
+  onStart?: ((s: Pick<SearchOutcome, "discovery" | "langOf" | "prefilter">) => void) | undefined;
 }
 
 export interface SearchOutcome {
@@ -41,6 +48,7 @@ export interface SearchOutcome {
   /** Language id per candidate file. */
   langOf: Map<string, string>;
   langs: string[];
+  /** Every file's result in discovery order (empty when `onResult` took them). */
   results: FileResult[];
   skipped: Array<{ path: string; reason: SkipReason; message?: string }>;
   filesSearched: number;
@@ -192,14 +200,26 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   };
   const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
   const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
-  const results = await processFiles(files, job, { signal: input.signal, sizes, progress: progressReporter(input.onUpdate) });
+  input.onStart?.({ discovery, langOf, prefilter });
   // Discovery's own skips (FIFOs, devices, names not UTF-8) are listed with the engine's (SPEC 8).
   const skipped: SearchOutcome["skipped"] = discovery.skipped.map((s) => ({ path: s.rel, reason: "unreadable" as const, message: s.message }));
+  const engineSkips: Array<SearchOutcome["skipped"][number] & { index: number }> = [];
   let filesSearched = 0;
-  for (const r of results) {
-    if (r.status === "skipped") skipped.push({ path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
-    else filesSearched++;
-  }
+  const results: FileResult[] = input.onResult ? [] : new Array(files.length);
+  const sink = input.onResult;
+  await streamFiles(
+    files,
+    job,
+    (r, index) => {
+      if (r.status === "skipped") engineSkips.push({ index, path: r.rel, reason: r.reason, ...(r.message ? { message: r.message } : {}) });
+      else filesSearched++;
+      if (sink) sink(r, index, files);
+      else results[index] = r;
+    },
+    { signal: input.signal, sizes, progress: progressReporter(input.onUpdate) },
+  );
+  engineSkips.sort((a, b) => a.index - b.index);
+  for (const { index: _index, ...s } of engineSkips) skipped.push(s);
   return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter, patternIssues, patternWarnings: [...warnings].map(([text, op]) => ({ op, text })) };
 }
 
