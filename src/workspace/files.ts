@@ -87,7 +87,7 @@ export class AtomicFiles {
   }
 
   /** Atomic replace: a new temp file in the same directory, then rename over the target. */
-  async replace(real: string, data: string | Uint8Array, mode: number | undefined, flush = false): Promise<void> {
+  async replace(real: string, data: string | Uint8Array | Iterable<string>, mode: number | undefined, flush = false): Promise<void> {
     const tmp = tempFileName(real);
     try {
       await this.#fs.writeNew(tmp, data, { ...(mode !== undefined ? { mode } : {}), flush });

@@ -13,8 +13,9 @@ export interface WorkspaceFs {
   /**
    * Creates a NEW file (fails with EEXIST if anything, even a symlink, is there) holding `data`.
    * `mode`, when given, is set exactly (umask does not apply); `flush` fsyncs before closing.
+   * An iterable is written piece by piece, in order (the journal: never whole in memory).
    */
-  writeNew(abs: string, data: string | Uint8Array, options?: { mode?: number; flush?: boolean }): Promise<void>;
+  writeNew(abs: string, data: string | Uint8Array | Iterable<string>, options?: { mode?: number; flush?: boolean }): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   unlink(abs: string): Promise<void>;
   /** Creates one directory level. */
@@ -29,7 +30,13 @@ export const nodeWorkspaceFs: WorkspaceFs = {
   async writeNew(abs, data, options = {}) {
     const handle = await nodeFs.open(abs, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, options.mode ?? 0o666);
     try {
-      await handle.writeFile(data);
+      if (typeof data === "string" || data instanceof Uint8Array) await handle.writeFile(data);
+      else {
+        for (const chunk of data) {
+          const buf = Buffer.from(chunk, "utf8");
+          for (let off = 0; off < buf.length; ) off += (await handle.write(buf, off, buf.length - off)).bytesWritten;
+        }
+      }
       if (options.mode !== undefined) await handle.chmod(options.mode);
       if (options.flush) await handle.sync();
     } finally {

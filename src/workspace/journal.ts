@@ -50,23 +50,23 @@ export function journalPath(root: string): string {
   return path.join(path.resolve(root), STATE_DIR, JOURNAL_FILE);
 }
 
-export function encodeJournal(state: JournalState, meta: { pid: number; createdAt: string; atomic: boolean; nonce: string }): string {
-  const data: JournalFile = {
-    version: 1,
-    tool: "tollgate",
-    pid: meta.pid,
-    createdAt: meta.createdAt,
-    atomic: meta.atomic,
-    nonce: meta.nonce,
-    entries: state.entries.map((e) => ({
+/**
+ * The journal's JSON text piece by piece, one entry (one file's original, base64) at a time:
+ * written as it is made, a journal of any size never needs its whole text in memory.
+ */
+export function* journalChunks(state: JournalState, meta: { pid: number; createdAt: string; atomic: boolean; nonce: string }): Generator<string> {
+  const head: Omit<JournalFile, "entries" | "dirs"> = { version: 1, tool: "tollgate", pid: meta.pid, createdAt: meta.createdAt, atomic: meta.atomic, nonce: meta.nonce };
+  yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
+  for (const [i, e] of state.entries.entries()) {
+    const entry: JournalFile["entries"][number] = {
       path: e.path,
       existed: e.existed,
       ...(e.mode !== undefined ? { mode: e.mode } : {}),
-      ...(e.bytes ? { base64: Buffer.from(e.bytes).toString("base64"), sha256: sha256(e.bytes) } : {}),
-    })),
-    dirs: state.dirs,
-  };
-  return JSON.stringify(data);
+      ...(e.bytes ? { base64: Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength).toString("base64"), sha256: sha256(e.bytes) } : {}),
+    };
+    yield `${i > 0 ? "," : ""}${JSON.stringify(entry)}`;
+  }
+  yield `],"dirs":${JSON.stringify(state.dirs)}}`;
 }
 
 function corrupt(file: string, why: string): RunError {

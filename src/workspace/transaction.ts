@@ -3,7 +3,7 @@ import type { FileChange, TextEdit } from "../session/types.js";
 import { sha256 } from "../util/hash.js";
 import { applyEdits, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
-import { encodeJournal, ensureStateDir, journalPath, type JournalEntry, type JournalState } from "./journal.js";
+import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 import { EditLedger } from "./rebase.js";
 import { decodeText, describeProblem } from "./text.js";
@@ -366,8 +366,8 @@ export class RunTransaction {
         // recover will refuse that journal and say why
       }
     }
-    const text = encodeJournal(state, { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce });
-    await this.#files.retry(() => this.#files.replace(journalPath(root), text, undefined, this.#durable));
+    const meta = { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce };
+    await this.#files.retry(() => this.#files.replace(journalPath(root), journalChunks(state, meta), undefined, this.#durable));
   }
 
   async #persistOrClear(): Promise<void> {

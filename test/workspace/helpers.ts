@@ -87,8 +87,8 @@ export function faultyFs(plan: FaultPlan | undefined, base: WorkspaceFs = nodeWo
           if (plan.when === "after") {
             await (base[name] as (...a: unknown[]) => Promise<unknown>)(...args);
           } else if (plan.when === "partial" && name === "writeNew") {
-            const data = args[1] as string | Uint8Array;
-            const bytes = typeof data === "string" ? Buffer.from(data) : Buffer.from(data);
+            const data = args[1] as string | Uint8Array | Iterable<string>;
+            const bytes = typeof data === "string" || data instanceof Uint8Array ? Buffer.from(data) : Buffer.from([...data].join(""));
             await base.writeNew(String(args[0]), bytes.subarray(0, Math.floor(bytes.length / 2)));
           }
           throw fault;
