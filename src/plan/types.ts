@@ -1,4 +1,4 @@
-import type { Decision, Report } from "../report/types.js";
+import type { Report, WouldDecide } from "../report/types.js";
 
 /** One planned action: what `apply` matches by `id` and accepts only with the same fingerprint. */
 export interface PlannedAction {
@@ -9,7 +9,7 @@ export interface PlannedAction {
   step: string;
   files: Array<{ path: string; beforeSha256: string | null; afterSha256: string | null }>;
   /** What the policy would decide at apply time (the plan itself previews everything). */
-  wouldDecide: { decision: Decision; rule: { name: string; index: number | null } } | null;
+  wouldDecide: WouldDecide | null;
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { firstChangedLines } from "../github/annotations.js";
+import { firstChangedLines } from "./diff-lines.js";
 import { sha256 } from "../util/hash.js";
 import { appliedIds, appliedKey, findingsOf, shardOrder, type ReportFinding } from "./findings.js";
 import type { OutcomeRecord, Report } from "./types.js";

@@ -1,7 +1,6 @@
 // What people read about an outcome (SPEC 1.2, v1.1): one word per outcome, and under `plan` what
 // the policy would decide and why. The report's `action` stays what resolve was called with.
-import type { PlanFile, PlannedAction } from "../plan/types.js";
-import type { Outcome, Report } from "./types.js";
+import type { Outcome, Report, WouldDecide } from "./types.js";
 
 export const OUTCOME_WORD: Readonly<Record<Outcome, string>> = {
   applied: "Accept",
@@ -33,14 +32,15 @@ const VERB: Readonly<Record<string, string>> = {
 };
 
 /** `would auto-apply, rule "x"` / `would require approval, policy default`. */
-export function wouldDecideText(would: NonNullable<PlannedAction["wouldDecide"]>): string {
+export function wouldDecideText(would: WouldDecide): string {
   const why = would.rule.index === null ? "policy default" : `rule "${would.rule.name}"`;
   return `${VERB[would.decision] ?? `would ${would.decision}`}, ${why}`;
 }
 
 /** Per action id, what a plan's policy would decide (empty for a report that is not a plan). */
 export function plannedDecisions(report: Report): Map<string, string> {
-  const plan = (report as Partial<PlanFile>).plan;
+  // a plan file is a report with a plan block (plan/types.ts), read here by shape
+  const plan = (report as { plan?: { actions?: ReadonlyArray<{ id: string; wouldDecide: WouldDecide | null }> } }).plan;
   const out = new Map<string, string>();
   for (const a of plan?.actions ?? []) if (a.wouldDecide) out.set(a.id, wouldDecideText(a.wouldDecide));
   return out;

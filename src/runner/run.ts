@@ -45,8 +45,7 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   // The tree the run started from (the run's own writes would make it dirty at the end).
   const git = await gitState(workspace.root);
   // A step that is running when SIGINT/SIGTERM arrives (an exec command, a long scan) sees it.
-  if (signal) session.signal = session.signal ? AbortSignal.any([session.signal, signal]) : signal;
-  session.start();
+  session.start(signal ? { signal } : {});
   const steps: StepRecord[] = [];
   const outcomes: OutcomeRecord[] = [];
   const resolved: Resolved[] = [];

@@ -96,8 +96,7 @@ export class Session {
   readonly store = new PendingActionStore();
   readonly tools = new Map<string, Tool>();
   readonly records: ToolCallRecord[] = [];
-  /** Handed to every tool call; the runner sets the run's interrupt signal when execution starts. */
-  signal: AbortSignal | undefined;
+  #signal: AbortSignal | undefined;
   readonly #now: () => number;
   readonly #listeners = new Set<(event: SessionEvent) => void>();
   readonly #pushCounts = new Map<string, number>();
@@ -112,7 +111,7 @@ export class Session {
   constructor(options: SessionOptions) {
     this.cwd = options.cwd;
     this.#now = options.now ?? Date.now;
-    this.signal = options.signal;
+    this.#signal = options.signal;
     this.#state = options.active === false ? "idle" : "active";
     this.register(createResolveTool(this.store, (action) => this.#consume(action)));
   }
@@ -121,9 +120,19 @@ export class Session {
     return this.#state === "active";
   }
 
-  /** Makes an idle session active (an ended one stays ended). */
-  start(): void {
+  /** Handed to every tool call (aborted: the run was interrupted). */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
+  }
+
+  /**
+   * Makes an idle session active (an ended one stays ended). `signal`, the run's interrupt,
+   * joins the session's own: a tool call running when it fires sees it.
+   */
+  start(options: { signal?: AbortSignal } = {}): void {
     if (this.#state === "idle") this.#state = "active";
+    const { signal } = options;
+    if (signal && signal !== this.#signal) this.#signal = this.#signal ? AbortSignal.any([this.#signal, signal]) : signal;
   }
 
   /** After end(), pushPendingAction throws STORE_UNAVAILABLE. */
@@ -256,7 +265,7 @@ export class Session {
       abort: () => {},
     };
     const onUpdate = (partial: AgentToolResult) => this.#emit({ type: "update", toolCallId, stepId, partial });
-    return tool.execute(toolCallId, params as never, onUpdate, ctx, this.signal);
+    return tool.execute(toolCallId, params as never, onUpdate, ctx, this.#signal);
   }
 
   /** A resolve popped `action`: it is consumed whatever happens next (SPEC 1.2). */

@@ -90,6 +90,18 @@ describe("module structure", () => {
     expect(missing).toEqual([]);
   });
 
+  it("folders form layers: the folder-level graph has no cycle either (the README's Layout)", () => {
+    const folders = new Map<string, string[]>();
+    const folderOf = (file: string) => (file.includes("/") ? file.split("/")[0]! : file);
+    for (const [file, deps] of importGraph()) {
+      const from = folderOf(file);
+      const list = folders.get(from) ?? [];
+      for (const d of deps) if (folderOf(d) !== from) list.push(folderOf(d));
+      folders.set(from, list);
+    }
+    expect(cyclesOf(folders)).toEqual([]);
+  });
+
   it("lower layers never import the CLI, and testing/report/github never import the runner", () => {
     const graph = importGraph();
     const bad = [...graph].flatMap(([file, deps]) =>
