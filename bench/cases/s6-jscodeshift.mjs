@@ -5,8 +5,11 @@
 // transform file; the changed files must be the same.
 //
 // jscodeshift caps --cpus at (CPUs - 1) (src/Runner.js), so on a 2-CPU machine it runs one child
-// process whatever --cpus says; tollgate's default is one thread per CPU (its main thread only
-// feeds them). A second row measures both with exactly one worker (informational).
+// process whatever --cpus says; tollgate's default is one worker process per CPU, at most 2 (its
+// main process only feeds them). Both run their transforms in child processes, so the peak RSS
+// /usr/bin/time reports is the largest single process of each tree (the main or a worker); the
+// trees' sums are larger (tollgate's main plus two workers). A second row measures both with
+// exactly one worker (informational).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -28,7 +31,7 @@ steps:
       path: src
 `;
 
-/** tollgate's default thread count for the jscodeshift tool (src/tools/jscodeshift/pool.ts). */
+/** tollgate's default worker count for the jscodeshift tool (src/tools/jscodeshift/pool.ts). */
 async function tollgateWorkers() {
   const { defaultThreads } = await import(path.join(ROOT, "dist", "tools", "jscodeshift", "pool.js"));
   return defaultThreads();

@@ -117,6 +117,20 @@ const MIN_LOAD_TIMEOUT_MS = 120_000;
 const MAX_TRANSFORMS_PER_WORKER = 8;
 const IN_FLIGHT = 2;
 
+// A worker busy in a transform cannot see its IPC channel close: when tollgate exits (however it
+// exits but by a signal it does not handle), its workers are killed with it.
+const children = new Set<ChildProcess>();
+let exitHook = false;
+function track(child: ChildProcess): void {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const c of children) c.kill("SIGKILL");
+  });
+}
+
 /** A request the worker never started: its worker died before (it is sent again elsewhere). */
 class NotStarted extends Error {}
 
@@ -149,6 +163,7 @@ class Slot {
     onDeath: (slot: Slot) => void,
   ) {
     this.child = fork(script, [jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"] });
+    track(this.child);
     this.child.on("message", (reply: LoadReply | RunReply) => {
       const p = this.pending.get(reply.id);
       if (!p) return;
