@@ -1,4 +1,4 @@
-// Bundles the CLI (and the ast worker) into dist/bundle/ after tsc: the CLI then loads a handful
+// Bundles the CLI (and the jscodeshift worker) into dist/bundle/ after tsc: the CLI then loads a handful
 // of files instead of ~460 modules (TypeBox alone is ~250), which is most of its start-up time
 // (SPEC 9). Native packages and jiti stay external; the library entry (dist/index.js) is tsc's.
 import { build } from "esbuild";
@@ -39,7 +39,7 @@ const outdir = path.join(root, "dist", "bundle");
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: "dist/cli/main.js", worker: "dist/tools/ast/worker.js", "jscodeshift-worker": "dist/tools/jscodeshift/jscodeshift-worker.js" },
+  entryPoints: { main: "dist/cli/main.js", "jscodeshift-worker": "dist/tools/jscodeshift/jscodeshift-worker.js" },
   outdir,
   bundle: true,
   splitting: true,

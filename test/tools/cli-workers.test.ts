@@ -1,14 +1,14 @@
-// End to end through the built CLI (npm test builds first): the worker-thread engine (dist)
-// must give the same result as the inline one the other tests use.
+// End to end through the built CLI (npm test builds first): the engine with its parses on
+// libuv's thread pool (the default with enough files) must give the same result as the inline one.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 
-const built = existsSync(path.join(REPO_ROOT, "dist", "bundle", "worker.js"));
+const built = existsSync(path.join(REPO_ROOT, "dist", "bundle", "main.js"));
 
 describe.skipIf(!built)("ast_edit through the CLI", () => {
-  it("worker threads: preview (dry-run) then auto-apply, nested rewrite counted", async () => {
+  it("parses off the main thread: preview (dry-run) then auto-apply, nested rewrite counted", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 30; i++) files[`src/f${String(i).padStart(2, "0")}.ts`] = i % 3 === 0 ? `export const v${i} = Effect.map(a, Effect.map(b, f))\n` : `export const v${i} = 1\n`;
     const dir = await testdir({

@@ -1,14 +1,15 @@
 /**
  * Per-file work of ast_grep/ast_edit: read, classify (binary / non-UTF-8 / too large), text
- * prefilter, parse, match. Runs on the main thread or inside worker threads (worker.ts); its
- * inputs and outputs are plain data so they cross the thread boundary as is.
+ * prefilter, parse, match. Parses run on the calling thread (`parse`) or on libuv's thread pool
+ * (`parseAsync`, pool.ts); inputs and outputs are plain data.
  *
  * The engine API (also for rule-based tools such as ast_scan):
  * - `matchText(napi, lang, text, { ops, sel?, prefilter? })`: every op's matches in one text,
  *   one parse and one traversal for all ops (traverse.ts); an op is a pattern or a napi rule
  *   object (`config`). Matches resting on a syntax error carry `bad: true`: callers skip and
  *   list them (`badMatches`), keeping the rest (`goodMatches`).
- * - `FileProcessor` / `processFiles` (pool.ts): the same over files, in worker threads.
+ * - `matchTextAsync`: the same with the parses off the calling thread.
+ * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
 import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
@@ -61,7 +62,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * `TOLLGATE_PARSE=whole` parses every candidate file whole, as the ast-grep CLI does, instead of
  * only the statements holding a prefilter hit. By default region parsing is used and, when a
  * region has an ERROR node, the whole file is parsed too (SPEC 3.1: the answer is the whole
- * parse's or strictly better). Worker threads inherit the environment.
+ * parse's or strictly better).
  */
 const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
 
@@ -98,37 +99,93 @@ function activeOps(text: string, job: Job, lang: string): number[] {
 
 const key = (m: RawMatch) => `${m.op}:${m.start}:${m.end}`;
 
+/** Spans of the text to parse ([start, end), UTF-16), answered with their syntax trees in order. */
+type ParseSpans = Array<[number, number]>;
+type SgRoot = ReturnType<Napi["parse"]>;
+
+const spanText = (text: string, [start, end]: [number, number]) => (start === 0 && end === text.length ? text : text.slice(start, end));
+
 /**
  * Matches of every op in one text (offsets are UTF-16, i.e. JS string indices). See the module
  * comment; `traverse` flags the matches that rest on a syntax error.
  */
 export function matchText(napi: Napi, lang: string, text: string, job: Job): MatchResult {
+  const steps = matching(napi, lang, text, job);
+  let step = steps.next();
+  while (!step.done) step = steps.next(step.value.map((span) => napi.parse(lang as never, spanText(text, span))));
+  return step.value;
+}
+
+/**
+ * matchText with the parses made by `parseAsync`, on libuv's thread pool: the calling thread
+ * reads, cuts regions and traverses while other threads parse (napi's `parse` and `parseAsync`
+ * build the same document).
+ */
+export async function matchTextAsync(napi: Napi, lang: string, text: string, job: Job, parse: AsyncParse = napiParseAsync(napi)): Promise<MatchResult> {
+  const steps = matching(napi, lang, text, job);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await Promise.all(step.value.map((span) => parse(lang, spanText(text, span)))));
+  return step.value;
+}
+
+/** Parses a text off the calling thread. */
+export type AsyncParse = (lang: string, text: string) => Promise<SgRoot>;
+
+export const napiParseAsync =
+  (napi: Napi): AsyncParse =>
+  (lang, text) =>
+    napi.parseAsync(lang as never, text);
+
+/** An AsyncParse with at most `limit` parses under way (the rest wait their turn, in order). */
+export function limitedParse(parse: AsyncParse, limit: number): AsyncParse {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    running--;
+    waiting.shift()?.();
+  };
+  return async (lang, text) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await parse(lang, text);
+    } finally {
+      release();
+    }
+  };
+}
+
+/** The matching itself: yields the spans to parse and gets their trees back (see matchText). */
+function* matching(napi: Napi, lang: string, text: string, job: Job): Generator<ParseSpans, MatchResult, SgRoot[]> {
   ensureLanguages(napi, [lang]);
   const active = activeOps(text, job, lang);
   if (active.length === 0) return { matches: [], errors: [] };
   const stringKinds = langById(lang).stringKinds;
   const spec = job.prefilter?.[lang] ?? null;
   const requirements = spec !== null && spec.length === job.ops.length ? spec : undefined;
-  const run = (start: number, end: number) => {
-    const root = napi.parse(lang as never, start === 0 && end === text.length ? text : text.slice(start, end)).root();
-    const out = traverse(root, job.ops, active, job.sel, start, { stringKinds, requirements });
+  // Source parsed is counted once its trees are traversed (reclaim.ts collects dead trees).
+  const walk = (root: SgRoot, start: number, end: number) => {
+    const out = traverse(root.root(), job.ops, active, job.sel, start, { stringKinds, requirements });
     parsedBytes(end - start);
     return out;
   };
-  const whole = (): MatchResult => {
-    const { found, errors } = run(0, text.length);
+  function* whole(): Generator<ParseSpans, MatchResult, SgRoot[]> {
+    const [root] = yield [[0, text.length]];
+    const { found, errors } = walk(root!, 0, text.length);
     return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
-  };
+  }
   const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
-  if (!cut) return whole();
+  if (!cut) return yield* whole();
   const { regions, boundaries } = cut;
   const found: Found[] = [];
   const regionErrors: Array<[number, number]> = [];
-  for (const [start, end] of regions) {
-    const r = run(start, end);
+  let roots: SgRoot[] | undefined = yield regions;
+  for (const [k, [start, end]] of regions.entries()) {
+    const r = walk(roots[k]!, start, end);
     found.push(...r.found);
     regionErrors.push(...r.errors);
   }
+  roots = undefined; // the region trees may be collected during the whole parse
   if (regionErrors.length === 0) return { matches: found.map((f) => f.match), errors: [], regions: regions.length };
   // A region with an error node: the whole parse decides. Where it is clean, its answer is
   // exact. Where it has errors too, a region's match that the whole parse lacks is added only
@@ -136,7 +193,7 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
   // it in its region's parse (not even in a capture), within one top-level statement, and an
   // error node of the whole parse overlapping it. A match bad in one parse but clean in the
   // other is taken clean.
-  const w = whole();
+  const w = yield* whole();
   const out: MatchResult = { ...w, regions: regions.length, wholeToo: true };
   if (!w.hadErrors) return out;
   const touches = (errs: ReadonlyArray<[number, number]>, m: RawMatch) => errs.some(([es, ee]) => es < m.end && m.start < ee);
@@ -216,6 +273,13 @@ export class FileProcessor {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
     return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
+  }
+
+  /** process() with the parses on libuv's thread pool (matchTextAsync). */
+  async processAsync(file: EngineFile, parse?: AsyncParse): Promise<FileResult> {
+    const read = this.#read(file);
+    if (!("bytes" in read)) return read;
+    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse));
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {

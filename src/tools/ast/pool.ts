@@ -1,20 +1,20 @@
 /**
- * Runs the per-file engine over many files: in worker threads plus the main thread when there
- * is enough work (napi parses on the calling thread, so threads are what gives parallelism),
- * inline otherwise.
+ * Runs the per-file engine over many files. napi's `parse` builds a syntax tree on the calling
+ * thread; its `parseAsync` builds the same tree on libuv's thread pool. With enough work the
+ * files are processed a few at a time on this thread, their parses on the pool: this thread
+ * reads, prefilters, cuts regions and traverses trees while other CPUs parse (no worker thread
+ * to start, no second copy of the bundle and of napi, no results copied between threads).
+ * Inline (`parse`) otherwise.
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import { ToolError } from "../../errors.js";
-import { FileProcessor, type EngineFile, type EngineJob, type FileResult } from "./engine.js";
+import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileResult } from "./engine.js";
 import { loadNapi } from "./langs.js";
 import { turnDue } from "./reclaim.js";
 
 export interface PoolOptions {
   signal?: AbortSignal | undefined;
-  /** Threads to use; default: automatic (env TOLLGATE_AST_THREADS overrides; 0 = inline). */
+  /** Parses at once off this thread; default: automatic (env TOLLGATE_AST_THREADS overrides; 0 = inline). */
   threads?: number | undefined;
   /** Sizes for scheduling (largest first). */
   sizes?: ReadonlyMap<string, number> | undefined;
@@ -34,16 +34,13 @@ function countMatches(result: FileResult): number {
 }
 
 const MIN_FILES_FOR_THREADS = 24;
-const IN_FLIGHT = 4;
 const MIN_BYTES_FOR_THREADS = 1024 * 1024;
 const LARGE = 256 * 1024;
-
-function workerScript(): string | undefined {
-  const url = new URL("./worker.js", import.meta.url);
-  if (!import.meta.url.endsWith(".js")) return undefined; // running from TypeScript sources (tests)
-  const file = fileURLToPath(url);
-  return existsSync(file) ? file : undefined;
-}
+/**
+ * Files under way at once: enough that a parse is always queued while this thread traverses
+ * the trees of another file, few enough to bound the texts and trees held.
+ */
+const FILES_IN_FLIGHT = 4;
 
 function threadCount(files: readonly EngineFile[], options: PoolOptions): number {
   const env = process.env.TOLLGATE_AST_THREADS;
@@ -54,16 +51,16 @@ function threadCount(files: readonly EngineFile[], options: PoolOptions): number
   let bytes = 0;
   for (const f of files) bytes += options.sizes?.get(f.rel) ?? 0;
   if (options.sizes && bytes < MIN_BYTES_FOR_THREADS) return 0;
-  // The main thread works too (see processFiles): one worker fewer than CPUs keeps every core
-  // busy without oversubscribing them (on 2 CPUs: 1.1 s against 1.3 s with two workers).
-  return Math.min(cpus - 1, 4, Math.ceil(files.length / 8));
+  // libuv's pool has 4 threads whatever the CPUs: as many parses as CPUs, so that this thread
+  // (the one traversing) shares a CPU with at most one parse when all are busy.
+  return Math.min(cpus, 4);
 }
 
 /**
- * Files to hand out, largest first (one big file does not finish last on a single thread).
- * A file of LARGE bytes or more is handed out only while no other large file is in work: its
- * syntax tree and the nodes of its traversal take tens of MB (about 20 × its size), and every
- * thread working on one at once would add that up; meanwhile the other threads take small files.
+ * Files to hand out, largest first (one big file does not finish last). A file of LARGE bytes
+ * or more is handed out only while no other large file is in work: its syntax tree and the
+ * nodes of its traversal take tens of MB (about 20 × its size), and several at once would add
+ * that up; meanwhile the other files in flight are small ones.
  */
 class FileQueue {
   readonly #large: number[] = [];
@@ -117,12 +114,11 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
 /** Runs the engine over `files`, handing each result to `sink` as it is ready (see ResultSink). */
 export async function streamFiles(files: readonly EngineFile[], job: EngineJob, sink: ResultSink, options: PoolOptions = {}): Promise<void> {
   const threads = threadCount(files, options);
-  const script = threads > 0 ? workerScript() : undefined;
-  if (!script) {
-    const napi = await loadNapi();
-    const processor = new FileProcessor(napi, job);
-    let matches = 0;
-    let done = 0;
+  const napi = await loadNapi();
+  const processor = new FileProcessor(napi, job);
+  let matches = 0;
+  let done = 0;
+  if (threads === 0) {
     for (const [index, file] of files.entries()) {
       if (options.signal?.aborted) throw abortError();
       const result = processor.process(file);
@@ -137,96 +133,35 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
     return;
   }
   const queue = new FileQueue(files, options.sizes);
-  const workers: Worker[] = [];
-  // The main thread takes files from the same queue while the workers start (a worker needs
-  // ~100 ms to boot and load napi) and between their messages, instead of waiting idle.
-  const napi = await loadNapi();
-  const local = new FileProcessor(napi, job);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let done = 0;
-      let matches = 0;
-      let failed = false;
-      let mainIdle = false;
-      const fail = (err: Error) => {
-        if (failed) return;
-        failed = true;
-        reject(err);
-      };
-      const onAbort = () => fail(abortError());
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (files.length === 0) return resolve();
-      const complete = (id: number, result: FileResult) => {
-        done++;
-        matches += countMatches(result);
-        queue.finished(id);
-        try {
-          sink(result, id);
-        } catch (err) {
-          return fail(err instanceof Error ? err : new Error(String(err)));
-        }
-        options.progress?.(done, files.length, matches);
-        if (done === files.length) {
-          options.signal?.removeEventListener("abort", onAbort);
-          resolve();
-        }
-      };
-      const inFlight = new Map<Worker, number>();
-      const feed = (w: Worker) => {
-        while (!failed && (inFlight.get(w) ?? 0) < IN_FLIGHT) {
-          const id = queue.take();
-          if (id === undefined) return;
-          inFlight.set(w, (inFlight.get(w) ?? 0) + 1);
-          w.postMessage({ id, file: files[id] });
-        }
-      };
-      // A large file done frees the large-file turn: every thread may take work again.
-      const feedAll = () => {
-        for (const w of workers) feed(w);
-        if (mainIdle) {
-          mainIdle = false;
-          setImmediate(helpOut);
-        }
-      };
-      for (let t = 0; t < threads; t++) {
-        const w = new Worker(script, { workerData: { job } });
-        workers.push(w);
-        w.on("message", (msg: { ready?: true; id?: number; result?: FileResult; error?: string }) => {
-          // A few files in flight per worker: it never waits for a round trip to the main
-          // thread between files (hundreds of small files otherwise cost that many waits).
-          if (msg.ready) return feed(w);
-          if (msg.error !== undefined) return fail(new ToolError(msg.error));
-          inFlight.set(w, inFlight.get(w)! - 1);
-          const large = queue.isLarge(msg.id!);
-          complete(msg.id!, msg.result!);
-          if (large) feedAll();
-          else feed(w);
-        });
-        w.on("error", (err) => fail(err instanceof Error ? err : new Error(String(err))));
-        w.on("exit", (code) => {
-          if (done < files.length && code !== 0) fail(new Error(`ast worker exited with code ${code}`));
-        });
+  const parse = limitedParse(napiParseAsync(napi), threads);
+  // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
+  let waiting: Array<() => void> = [];
+  const wake = () => {
+    const all = waiting;
+    waiting = [];
+    for (const resume of all) resume();
+  };
+  const lane = async () => {
+    for (;;) {
+      if (options.signal?.aborted) throw abortError();
+      const id = queue.take();
+      if (id === undefined) {
+        if (queue.remaining === 0) return;
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
       }
-      const helpOut = () => {
-        if (failed) return;
-        const id = queue.take();
-        if (id === undefined) {
-          mainIdle = queue.remaining > 0;
-          return;
-        }
-        const large = queue.isLarge(id);
-        try {
-          complete(id, local.process(files[id]!));
-        } catch (err) {
-          return fail(err instanceof Error ? err : new Error(String(err)));
-        }
-        if (large) feedAll();
-        // Between files: worker messages come in, and the finalizers of dead trees run.
-        setImmediate(helpOut);
-      };
-      setImmediate(helpOut);
-    });
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+      let result: FileResult;
+      try {
+        result = await processor.processAsync(files[id]!, parse);
+      } finally {
+        queue.finished(id);
+        if (queue.isLarge(id)) wake();
+      }
+      matches += countMatches(result);
+      done++;
+      sink(result, id);
+      options.progress?.(done, files.length, matches);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_IN_FLIGHT, files.length) }, lane));
 }

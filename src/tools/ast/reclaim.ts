@@ -11,7 +11,7 @@ import vm from "node:vm";
  * a synchronous loop over files must yield after a collection (`turnDue`, see pool.ts).
  *
  * A collection costs in proportion to the live JS heap, which stays small where parsing happens
- * (a worker's heap holds a few MB; ast_edit streams results instead of keeping them).
+ * (ast_edit streams results instead of keeping them).
  */
 const BUDGET = 2 * 1024 * 1024;
 

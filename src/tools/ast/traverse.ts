@@ -8,7 +8,7 @@
  * `findAll` with that matcher.
  */
 import type { Napi } from "./langs.js";
-import type { PatternRequirement } from "./pattern.js";
+import { metaVarRefs, type PatternRequirement } from "./pattern.js";
 import type { RawMatch } from "./rewrite.js";
 
 export type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
@@ -36,6 +36,8 @@ export function opConfig(op: Pick<EngineOp, "pat" | "config">, sel: string | und
 export interface Found {
   node: SgNode;
   match: RawMatch;
+  /** The prefix of the capture names in the node's env (an op's renamed metavariables), if any. */
+  prefix?: string;
 }
 
 export interface TraverseOptions {
@@ -73,10 +75,36 @@ function sameRange(a: SgNode, b: SgNode): boolean {
 }
 
 /** Ranges of every capture an op declares (the text a rewrite copies verbatim). */
-function allCaptureRanges(node: SgNode, op: EngineOp, offset: number): Array<[number, number]> {
+function allCaptureRanges(node: SgNode, op: EngineOp, offset: number, prefix = ""): Array<[number, number]> {
   return Object.entries(op.all ?? op.captures)
-    .map(([name, multi]) => rangeOf(captureNodes(node, name, multi), offset))
+    .map(([name, multi]) => rangeOf(captureNodes(node, prefix + name, multi), offset))
     .filter((c): c is [number, number] => c !== null);
+}
+
+/**
+ * The pattern with its metavariables renamed `$PREFIXNAME` (`$$$A` → `$$$PREFIXA`), and the
+ * renamed name of one single capture, or null when the op cannot be told by its captures: no
+ * single capturing metavariable, a `$` glued to an identifier, or a comment (where `$A` is text).
+ * A node matched by the renamed pattern carries that capture, and no other op's pattern can
+ * bind it, so the op is read off the node without a marker capture (which costs napi a pattern
+ * compile per op and per traversal, ~40 µs each).
+ */
+export function renamedPattern(pat: string, prefix: string): { pat: string; id: string } | null {
+  if (/\/\/|\/\*|#/.test(pat)) return null;
+  const refs = metaVarRefs(pat);
+  let out = "";
+  let at = 0;
+  let id: string | undefined;
+  for (const ref of refs) {
+    const before = ref.start > 0 ? pat[ref.start - 1]! : "";
+    const after = pat[ref.end] ?? "";
+    if (/[A-Za-z0-9_$]/.test(before) || /[A-Za-z0-9_$]/.test(after)) return null;
+    if (!ref.multi && !ref.name.startsWith("_")) id ??= prefix + ref.name;
+    out += pat.slice(at, ref.start) + (ref.multi ? "$$$" : "$") + (ref.name.startsWith("_") ? ref.name : prefix + ref.name);
+    at = ref.end;
+  }
+  if (id === undefined) return null;
+  return { pat: out + pat.slice(at), id };
 }
 
 /** Merges the ops' utils into one map, or undefined when two define the same id differently. */
@@ -104,22 +132,31 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
   // Ops whose captures can be read off the combined match: plain rules (no constraints or
   // transform) are tried by `any` in order, so the first of them that matches owns the env.
   const plain = configs.map((c) => Object.keys(c).every((k) => k === "rule"));
-  // Each op's branch also captures the node under a marker name, so the node's env says which
-  // op matched first without asking napi again (`matches` compiles its rule on every call,
-  // ~0.1 ms). A marker (`$X`) matches named nodes only: an op that is a bare token (`}`) gets
-  // a plain branch after the marked ones. A rule object (ast_scan's) may match any node (a
-  // `regex` on a keyword): its marker is `$$X`, which matches unnamed nodes too.
+  // Which op a node found by the combined rule matched first: an op whose pattern has a single
+  // capture is renamed (renamedPattern) and told by that capture; any other op's branch also
+  // captures the node under a marker name. Either way the node's env says which op matched
+  // first without asking napi again (`matches` compiles its rule on every call, ~0.1 ms). A
+  // marker (`$X`) matches named nodes only: an op that is a bare token (`}`) gets a plain
+  // branch after the others. A rule object (ast_scan's) may match any node (a `regex` on a
+  // keyword): its marker is `$$X`, which matches unnamed nodes too.
   const token = active.map((i) => !ops[i]!.config && !/[A-Za-z0-9_$]/.test(ops[i]!.pat));
-  const marked = configs.map((c, k) => ({ all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${k}` }] }));
+  const renamed = active.map((i, k) => (ops[i]!.config || token[k] ? null : renamedPattern(ops[i]!.pat, `${MARK}${k}_`)));
+  const idOf = configs.map((_, k) => renamed[k]?.id ?? `${MARK}${k}`);
+  const prefixOf = configs.map((_, k) => (renamed[k] ? `${MARK}${k}_` : ""));
+  const branches = configs.map((c, k) => {
+    const r = renamed[k];
+    if (!r) return { all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${k}` }] };
+    return { pattern: sel ? { context: r.pat, selector: sel } : r.pat };
+  });
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
-  const combined = { rule: { any: [...marked, ...fallback, { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
-  const push = (node: SgNode, index: number) => {
+  const combined = { rule: { any: [...branches, ...fallback, { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
+  const push = (node: SgNode, index: number, prefix = "") => {
     const op = ops[index]!;
     const r = node.range();
     const captures: Record<string, [number, number] | null> = {};
     let literals: Array<[number, number]> | undefined;
     for (const [name, multi] of Object.entries(op.captures)) {
-      const nodes = captureNodes(node, name, multi);
+      const nodes = captureNodes(node, prefix + name, multi);
       const range = rangeOf(nodes, offset);
       captures[name] = range;
       if (range && options.stringKinds && options.stringKinds.length > 0) {
@@ -133,7 +170,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
         }
       }
     }
-    found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) } });
+    found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) }, ...(prefix ? { prefix } : {}) });
   };
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -153,7 +190,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     }
     let first = -1;
     for (let k = 0; k < configs.length; k++) {
-      if (node.getMatch(`${MARK}${k}`)) {
+      if (node.getMatch(idOf[k]!)) {
         first = k;
         break;
       }
@@ -167,7 +204,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     // A rule with constraints or transforms matched by its rule alone: check it in full, and
     // take the node from its own match so its env has the transforms (`find` returns the
     // node itself first; a different node is a descendant, not this match).
-    if (plain[first]) push(node, active[first]!);
+    if (plain[first]) push(node, active[first]!, prefixOf[first]);
     else {
       const self = node.find(configs[first] as never);
       if (self && sameRange(self, node)) push(self, active[first]!);
@@ -227,10 +264,10 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
  * verbatim) rests on a misparse and is flagged `bad`.
  */
 function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, ops: readonly EngineOp[], offset: number): void {
-  for (const { node, match } of found) {
+  for (const { node, match, prefix } of found) {
     const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
     if (inner.length > 0) {
-      const caps = allCaptureRanges(node, ops[match.op]!, offset);
+      const caps = allCaptureRanges(node, ops[match.op]!, offset, prefix);
       if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) {
         match.bad = true;
         continue;
@@ -238,7 +275,7 @@ function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, numb
     }
     const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
     if (missing.length === 0) continue;
-    const caps = allCaptureRanges(node, ops[match.op]!, offset);
+    const caps = allCaptureRanges(node, ops[match.op]!, offset, prefix);
     if (missing.some((at) => !caps.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }
