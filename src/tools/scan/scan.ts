@@ -4,6 +4,7 @@
  * edits per file. No staging here (ast-scan.ts does that); pure of the session.
  */
 import { discoverFiles } from "../../discovery/index.js";
+import { ToolError } from "../../errors.js";
 import { globMatcher } from "../../policy/glob.js";
 import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
@@ -242,6 +243,8 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
       if (!unreadable.some((u) => u.path === file.rel)) unreadable.push({ path: file.rel, reason: (err as Error).message });
       continue;
     }
+    // Both paths' offsets must be into one text: a file changed between their reads is refused.
+    if (hits.has(file.rel) && hits.get(file.rel)!.sha256 !== read.sha256) throw new ToolError(`${file.rel} changed while it was being scanned; run again`);
     searched.add(file.rel);
     const { text } = read;
     const { matches } = matcher.matchFile(text, file.lang, applicable);
