@@ -88,7 +88,7 @@ function posAt(starts: number[], offset: number): Position {
 
 /**
  * The pattern of a rule the engine runs as a plain pattern op, as ast_edit's are (prefilter,
- * region parsing, the marker walk, worker threads): a rule that is a lone `pattern` string, no
+ * region parsing, the marker walk, parallel parsing): a rule that is a lone `pattern` string, no
  * constraints, transforms or rewriters, and a fix without expansions, so its message and fix
  * read only the pattern's captures. Other rules are matched on napi nodes (matcher.ts).
  */
