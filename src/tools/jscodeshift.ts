@@ -90,7 +90,14 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
     deferrable: true,
     async check(params) {
       const { checkTransform } = await import("./jscodeshift/check.js");
-      return checkTransform(params.transform, host.recipeDir ?? host.workspace.root, host.workspace.root, params.fileTimeout);
+      const root = host.workspace.root;
+      // Babel's DEFAULT_EXTENSIONS as 7.x has them: the count only decides how many workers to start early.
+      const countFiles = async () => {
+        const exts = new Set(extensionList(params.extensions, () => ["cjs", "es", "es6", "js", "jsx", "mjs", "ts", "tsx"]).map((e) => `.${e}`));
+        const found = await discoverFiles({ root, path: params.path, glob: params.glob, scope: host.scope, accept: (rel) => exts.has(path.posix.extname(rel)) });
+        return found.files.length;
+      };
+      return checkTransform(params.transform, host.recipeDir ?? root, root, params.fileTimeout, countFiles);
     },
     async execute(_id, params, onUpdate, _ctx, signal): Promise<AgentToolResult<JscodeshiftDetails>> {
       if (typeof params.transform !== "string" || params.transform.trim() === "") throw new ToolError("`transform` must be a non-empty string");

@@ -325,7 +325,15 @@ describe("jscodeshift tool", () => {
     const lots = await t.call("jscodeshift", { transform: "t.cjs", path: "src" });
     expect(lots.details.workers).toBe(Math.min(2, availableParallelism()));
     expect(lots.details.changed).toHaveLength(25);
-  });
+    // The CLI starts them while the recipe is checked (the check counts the files).
+    const dir = await gitdir({ ...many, "recipe.yaml": recipe(`  - tool: jscodeshift\n    with: { transform: t.cjs, path: src }\n`) });
+    const run = await tollgate(["run", "recipe.yaml", "--dry-run", "--report", "r.json"], { cwd: dir });
+    expect(run.stderr).not.toContain("internal error");
+    expect(run.code).toBe(0);
+    const d = JSON.parse(await readFile(path.join(dir, "r.json"), "utf8")).steps[0].details;
+    expect(d.workers).toBe(Math.min(2, availableParallelism()));
+    expect(d.changed).toHaveLength(25);
+  }, 60_000);
 
   it("tollgate --version and a recipe without jscodeshift never load jscodeshift", async () => {
     const dir = await testdir({ "recipe.yaml": recipe(`  - tool: write\n    with: { path: a.txt, content: "x" }\n`) });

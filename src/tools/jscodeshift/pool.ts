@@ -325,6 +325,15 @@ export class TransformPool {
     }
   }
 
+  /** Starts `n` workers holding the transform (a step that will run soon), without waiting. */
+  prewarm(mod: TransformModule, cwd: string, n: number, fileTimeoutMs = DEFAULT_FILE_TIMEOUT_MS): void {
+    for (const s of this.#slotsFor(mod, n, cwd)) {
+      if (s.keys.has(mod.key)) continue; // e.g. the worker a load() in flight waits for: it stays ref'd
+      void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
+      s.ref(false); // nobody waits for it: it must not keep the process alive
+    }
+  }
+
   /**
    * Runs the transform over `files` on up to `settings.workers` workers; `onResult` gets every
    * file's outcome (any order) with its index. A file whose transform does not finish within
