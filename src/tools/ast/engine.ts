@@ -20,7 +20,7 @@ import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
 import { regionsFor, statementBoundaries } from "./regions.js";
 import { lastAtOrBefore } from "../../workspace/text.js";
 import type { RawMatch } from "./rewrite.js";
-import { opConfig, traverse, type EngineOp, type Found } from "./traverse.js";
+import { opConfig, runRegex, traverse, type EngineOp, type Found } from "./traverse.js";
 import { langById } from "./langs.js";
 import { parsedBytes } from "./reclaim.js";
 
@@ -93,7 +93,7 @@ function activeOps(text: string, job: Job, lang: string): number[] {
   if (spec === null || spec.length !== job.ops.length) return all;
   return all.filter((i) => {
     const req = spec[i]!;
-    return req.words.every((w) => text.includes(w)) && req.runs.every((r) => new RegExp(r).test(text));
+    return req.words.every((w) => text.includes(w)) && req.runs.every((r) => runRegex(r).test(text));
   });
 }
 

@@ -47,6 +47,14 @@ export interface TraverseOptions {
   requirements?: ReadonlyArray<PatternRequirement | null> | undefined;
 }
 
+const runRegexes = new Map<string, RegExp>();
+/** A prefilter run's regex, compiled once (no `g` flag: `test` keeps no state). */
+export function runRegex(source: string): RegExp {
+  let re = runRegexes.get(source);
+  if (!re) runRegexes.set(source, (re = new RegExp(source)));
+  return re;
+}
+
 /** The marker capture's name prefix (an op index follows); no pattern of a user's names it. */
 const MARK = "TOLLGATE_OP_";
 
@@ -178,7 +186,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     const req = reqs?.[active[k]!];
     if (req) {
       const t = text();
-      if (!req.words.every((w) => t.includes(w)) || !req.runs.every((r) => new RegExp(r).test(t))) return false;
+      if (!req.words.every((w) => t.includes(w)) || !req.runs.every((r) => runRegex(r).test(t))) return false;
     }
     return node.matches(configs[k] as never);
   };
