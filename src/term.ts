@@ -53,16 +53,28 @@ export function hasTerminalControls(text: string): boolean {
 /** Text from files or tools, made safe to print: the one terminal sanitizer. */
 export const safeText = sanitizeForTerminal;
 
-/** A unified diff for a terminal: sanitised, coloured by line kind, optionally capped in lines. */
+/**
+ * A unified diff for a terminal: sanitised, coloured by line kind, optionally capped in lines.
+ * Only the lines shown are copied; the rest of a long diff is counted, not split.
+ */
 export function colorDiff(diff: string, c: Colors, maxLines = Infinity): string {
-  const lines = safeText(diff).replace(/\n$/, "").split("\n");
-  const shown = lines.slice(0, maxLines).map((line) => {
+  const text = diff.endsWith("\n") ? diff.slice(0, -1) : diff;
+  let lines = 1;
+  let end = -1; // where the last line shown ends, when some are not shown
+  for (let k = text.indexOf("\n"); k !== -1; k = text.indexOf("\n", k + 1)) {
+    if (lines === maxLines) end = k;
+    lines++;
+  }
+  const more = Math.max(0, lines - maxLines);
+  // Sanitised with the newline that follows (a CR before a newline is kept), then cut off.
+  const head = more === 0 ? safeText(diff).replace(/\n$/, "") : maxLines <= 0 ? undefined : safeText(text.slice(0, end + 1)).slice(0, -1);
+  const shown = (head === undefined ? [] : head.split("\n")).map((line) => {
     if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff --git")) return c.bold(line);
     if (line.startsWith("@@")) return c.cyan(line);
     if (line.startsWith("+")) return c.green(line);
     if (line.startsWith("-")) return c.red(line);
     return line;
   });
-  if (lines.length > maxLines) shown.push(c.dim(`… ${lines.length - maxLines} more lines (see --patch or --report)`));
+  if (more > 0) shown.push(c.dim(`… ${more} more lines (see --patch or --report)`));
   return `${shown.join("\n")}\n`;
 }
