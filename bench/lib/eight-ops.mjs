@@ -28,6 +28,13 @@ export const RULES = OPS.map((o) => `id: ${o.id}\nlanguage: TypeScript\nseverity
 const FILES = { "recipe.yaml": RECIPE, "rules.yml": RULES, "auto.yaml": "version: 1\ndefault: auto-apply\n" };
 const SCAN = ["scan", "--rule", "rules.yml", "src"];
 
+/** The peak RSS of tollgate's runs beside its target (S4's point), as soon as it is measured. */
+function logRss(what, s, maxRssMiB) {
+  if (s.tollgatePeakRssKiB === undefined) return;
+  const mib = s.tollgatePeakRssKiB / 1024;
+  log(`  ${what}: tollgate peak RSS ${mib.toFixed(0)} MiB (target < ${maxRssMiB} MiB: ${mib < maxRssMiB ? "met" : "MISSED"}); ast-grep ${s.peerPeakRssKiB === undefined ? "n/a" : (s.peerPeakRssKiB / 1024).toFixed(0)} MiB`);
+}
+
 /**
  * Dry-run (and, with `apply`, apply on fresh copies) of the eight ops over `copies` copies of
  * the tree, beside `ast-grep scan` / `scan -U`. `maxRssMiB`: the memory target.
@@ -46,6 +53,7 @@ export function eightOpsCase({ tree, copies, label, maxRatio, maxRssMiB, apply, 
     log(`  tollgate: ${d.totalReplacements} replacements in ${d.filesTouched} files (searched ${d.filesSearched})`);
     const s = summarize(a, b);
     results.dryRun.summary = s;
+    logRss(`${label} dry-run`, s, maxRssMiB);
     rows.push(row(`${label} dry-run (report + patch)`, s, { maxRatio, maxRssMiB }));
   } finally {
     removeWorkspace(ws);
@@ -62,6 +70,7 @@ export function eightOpsCase({ tree, copies, label, maxRatio, maxRssMiB, apply, 
     });
     const s = summarize(a, b);
     results.apply = { summary: s };
+    logRss(`${label} apply`, s, maxRssMiB);
     rows.push(row(`${label} apply (fresh copy)`, s, { maxRatio, maxRssMiB }));
   }
   return { rows, results, notes: [] };
