@@ -83,4 +83,43 @@ describe("bounded memory", () => {
     },
     300_000,
   );
+
+  it(
+    `one ast_edit step over 2,000 files of 100 KB, a match in each, under a ${HEAP_MB} MB heap: the engine streams, nothing keeps a text`,
+    async () => {
+      const dir = await gitdir({});
+      await mkdir(path.join(dir, "src"), { recursive: true });
+      let bytes = 0;
+      for (let i = 0; i < FILES; i++) {
+        const text = fileText(i);
+        bytes += text.length;
+        await writeFile(path.join(dir, "src", `f${i}.ts`), text);
+      }
+      await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts, path: src, ops: [{ pat: "legacyCall($A)", out: "modernCall($A)" }] }\n`);
+      const aux = await testdir({});
+      const rssFile = path.join(aux, "rss");
+      const hook = path.join(aux, "hook.mjs");
+      await writeFile(hook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
+      const r = await execa(process.execPath, [`--max-old-space-size=${HEAP_MB}`, "--import", hook, CLI, "run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], {
+        cwd: dir,
+        reject: false,
+        env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" },
+        timeout: 240_000,
+      });
+      expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
+      expect(r.exitCode).toBe(0);
+      const peakMiB = Number(await readFile(rssFile, "utf8")) / 1024;
+      console.log(`bounded-memory figures (ast_edit): ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
+      expect(peakMiB).toBeLessThan(MAX_RSS_MB);
+      const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
+      expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
+      expect(report.steps[0]!.details).toMatchObject({ totalReplacements: FILES, filesTouched: FILES });
+      const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
+      expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
+      expect(patch).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
+      const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
+      expect(check.stderr).toBe("");
+    },
+    300_000,
+  );
 });
