@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { NODE, ROOT, RUNS, alternate, countFiles, cpus, log, measure, npmCorpus, removeWorkspace, row, summarize, tollgate, workspace } from "../lib/harness.mjs";
+import { NODE, ROOT, RUNS, TOLLGATE, alternate, countFiles, cpus, log, measure, npmCorpus, removeWorkspace, row, summarize, tollgate, treePeakKiB, workspace } from "../lib/harness.mjs";
 
 export const id = "S6";
 export const title = "jscodeshift: react-codemod rename-unsafe-lifecycles (tsx) over @blueprintjs/core@3.54.0 src/";
@@ -73,6 +73,13 @@ export async function run() {
 
     const main = alternate(RUNS, "jscodeshift dry-run", () => ({ a: jscodeshift(ws, workers), b: dryRun(ws) }));
     rows.push(row(`dry-run vs jscodeshift --dry --cpus=${workers}`, summarize(main.a, main.b), { maxRatio: 0.8 }));
+    // The whole process tree's peak (main plus workers, summed), one untimed run each.
+    const tgTree = await treePeakKiB(NODE, [TOLLGATE, "run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
+    const jsTree = await treePeakKiB(NODE, [JSCODESHIFT, "--dry", "--silent", `--cpus=${workers}`, "--parser=tsx", "-t", TRANSFORM, "src"], ws);
+    if (tgTree !== undefined) {
+      results.treePeakKiB = { tollgate: tgTree, jscodeshift: jsTree };
+      rows.push(row("peak RSS of the whole process tree (summed, sampled)", { tollgatePeakRssKiB: tgTree, peerPeakRssKiB: jsTree }, { maxRssMiB: null, extra: { text: "tree RSS < 300 MiB", pass: tgTree < 300 * 1024 } }));
+    }
     if (workers !== 1) {
       const one = alternate(RUNS, "jscodeshift dry-run, one worker", () => ({ a: jscodeshift(ws, 1), b: dryRun(ws, { TOLLGATE_JSCODESHIFT_WORKERS: "1" }) }));
       rows.push(row("one worker each (TOLLGATE_JSCODESHIFT_WORKERS=1, --cpus=1)", summarize(one.a, one.b)));

@@ -244,3 +244,47 @@ export function printTable(rows) {
 
 export const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 export const cpus = () => os.availableParallelism?.() ?? os.cpus().length;
+
+/**
+ * Peak of the summed RSS of a command and all its descendants, in KiB, sampled from /proc every
+ * 20 ms (Linux; undefined elsewhere). /usr/bin/time's %M is the largest single process of a
+ * tree, which understates a run whose work is in child processes (jscodeshift's workers,
+ * tollgate's). Not timed: the sampling itself costs CPU.
+ */
+export async function treePeakKiB(cmd, args, cwd, env = {}) {
+  if (!existsSync("/proc/self/stat")) return undefined;
+  const { spawn } = await import("node:child_process");
+  const child = spawn(cmd, args, { cwd, stdio: "ignore", env: { ...process.env, CI: "true", NO_COLOR: "1", ...env } });
+  const pageKiB = 4;
+  let peak = 0;
+  const sample = () => {
+    const kids = new Map();
+    const rss = new Map();
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const st = readFileSync(`/proc/${d}/stat`, "utf8");
+        const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
+        const pid = Number(d);
+        const ppid = Number(f[1]);
+        rss.set(pid, Number(f[21]) * pageKiB);
+        if (!kids.has(ppid)) kids.set(ppid, []);
+        kids.get(ppid).push(pid);
+      } catch {
+        // gone between readdir and read
+      }
+    }
+    let sum = 0;
+    const stack = [child.pid];
+    while (stack.length > 0) {
+      const p = stack.pop();
+      sum += rss.get(p) ?? 0;
+      stack.push(...(kids.get(p) ?? []));
+    }
+    peak = Math.max(peak, sum);
+  };
+  const timer = setInterval(sample, 20);
+  await new Promise((resolve) => child.on("exit", resolve));
+  clearInterval(timer);
+  return peak;
+}
