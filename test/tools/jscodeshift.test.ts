@@ -109,7 +109,7 @@ describe("jscodeshift tool", () => {
     expect(stagedText(root, t.actions[0]!.changes![0]!)).toBe("type T = { b: number };\nconst b: T = { b: 1 };\n");
   });
 
-  it("passes the jscodeshift CLI's options and fileInfo exactly as its worker does (oracle: the jscodeshift CLI)", async () => {
+  it("passes the jscodeshift CLI's options and fileInfo exactly as its worker does (oracle: the jscodeshift CLI)", { timeout: 90_000 }, async () => {
     const probe = `module.exports = (file, api, options) => { api.report(JSON.stringify({ path: file.path, options, keys: Object.keys(api).sort() })); return null; };\n`;
     const root = await testdir({ "probe.js": probe, "src/a.js": "x;\n" });
     const t = makeHost(root);
