@@ -1,6 +1,6 @@
 import { InputError, type Issue } from "../errors.js";
 import type { Recipe } from "../recipe/load.js";
-import { locate } from "../recipe/yaml.js";
+import { formatPath, locate } from "../recipe/yaml.js";
 import { PATTERN_CHECKS } from "../tools/preflight.js";
 
 /**
@@ -17,8 +17,7 @@ export async function checkRecipePatterns(recipe: Pick<Recipe, "steps" | "locate
     for (const issue of await check(step.with as Record<string, unknown>)) {
       if (issue.warning) continue;
       const at = ["steps", step.index, "with", ...issue.at];
-      const where = at.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
-      issues.push({ file: recipeDisplay, ...locate(recipe.located, at), path: where, message: issue.message });
+      issues.push({ file: recipeDisplay, ...locate(recipe.located, at), path: formatPath(at), message: issue.message });
     }
   }
   if (issues.length > 0) throw new InputError(issues);

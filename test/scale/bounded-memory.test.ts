@@ -7,9 +7,10 @@ import path from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { cliUnderHeap } from "../helpers/heap.js";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { schemaText } from "../../src/schema/emit.js";
-import { CLI, REPO_ROOT, gitdir, testdir } from "../helpers/testdir.js";
+import { REPO_ROOT, gitdir } from "../helpers/testdir.js";
 
 const FILES = 2000;
 const LINE = "export const value_0000 = compute(alpha, beta, gamma) + 1; // filler filler filler\n";
@@ -39,20 +40,11 @@ describe("bounded memory", () => {
       }
       expect(bytes).toBeGreaterThan(190_000_000);
       await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n${steps.join("\n")}\n`);
-      const aux = await testdir({});
-      const rssFile = path.join(aux, "rss");
-      // The hook records the child's peak RSS (KiB) as it exits.
-      const hook = path.join(aux, "hook.mjs");
-      await writeFile(hook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
-      const r = await execa(
-        process.execPath,
-        [`--max-old-space-size=${HEAP_MB}`, "--import", hook, CLI, "run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"],
-        { cwd: dir, reject: false, env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 240_000 },
-      );
+      const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"], dir);
       expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
       expect(r.exitCode).toBe(0);
 
-      const peakMiB = Number(await readFile(rssFile, "utf8")) / 1024;
+      const peakMiB = r.peakMiB;
       console.log(`bounded-memory figures: ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
       expect(peakMiB).toBeLessThan(MAX_RSS_MB);
 
@@ -96,19 +88,10 @@ describe("bounded memory", () => {
         await writeFile(path.join(dir, "src", `f${i}.ts`), text);
       }
       await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts, path: src, ops: [{ pat: "legacyCall($A)", out: "modernCall($A)" }] }\n`);
-      const aux = await testdir({});
-      const rssFile = path.join(aux, "rss");
-      const hook = path.join(aux, "hook.mjs");
-      await writeFile(hook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
-      const r = await execa(process.execPath, [`--max-old-space-size=${HEAP_MB}`, "--import", hook, CLI, "run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], {
-        cwd: dir,
-        reject: false,
-        env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" },
-        timeout: 240_000,
-      });
+      const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], dir);
       expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
       expect(r.exitCode).toBe(0);
-      const peakMiB = Number(await readFile(rssFile, "utf8")) / 1024;
+      const peakMiB = r.peakMiB;
       console.log(`bounded-memory figures (ast_edit): ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
       expect(peakMiB).toBeLessThan(MAX_RSS_MB);
       const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;

@@ -9,9 +9,10 @@ import path from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { cliUnderHeap } from "../helpers/heap.js";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { sha256 } from "../../src/util/hash.js";
-import { CLI, testdir, tollgate } from "../helpers/testdir.js";
+import { testdir, tollgate } from "../helpers/testdir.js";
 
 const PER_SHARD = 300;
 const HEAP_MB = 96;
@@ -83,19 +84,11 @@ describe("bounded memory: merge-reports", () => {
       const total = shards.reduce((n, s) => n + s.bytes, 0);
       expect(total).toBeGreaterThan(2 * PER_SHARD * 190_000);
 
-      const aux = await testdir({});
-      const rssFile = path.join(aux, "rss");
-      const hook = path.join(aux, "hook.mjs");
-      await writeFile(hook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
-      const r = await execa(
-        process.execPath,
-        [`--max-old-space-size=${HEAP_MB}`, "--import", hook, CLI, "merge-reports", "s1.json", "s2.json", "--report", "out/merged.json", "--patch", "out/merged.patch", "--summary", "out/summary.md"],
-        { cwd: dir, reject: false, env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 240_000 },
-      );
+      const r = await cliUnderHeap(HEAP_MB, ["merge-reports", "s1.json", "s2.json", "--report", "out/merged.json", "--patch", "out/merged.patch", "--summary", "out/summary.md"], dir);
       expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
       expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
       expect(r.stderr).toContain(`tollgate: merged 2 reports, ${2 * PER_SHARD} actions: ${2 * PER_SHARD} dry-run (exit 0)`);
-      const peakMiB = Number(await readFile(rssFile, "utf8")) / 1024;
+      const peakMiB = r.peakMiB;
       console.log(`bounded-merge figures: ${2 * PER_SHARD} outcomes, ${(total / 1e6).toFixed(0)} MB of reports, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
       expect(peakMiB).toBeLessThan(MAX_RSS_MB);
 

@@ -36,7 +36,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
         { cwd, displayBase: process.cwd() },
       );
       prepared.session.end();
-      const [{ PREFLIGHTS }, { locate }, { InputError }] = await Promise.all([
+      const [{ PREFLIGHTS }, { formatPath, locate }, { InputError }] = await Promise.all([
         import("../../tools/preflight.js"),
         import("../../recipe/yaml.js"),
         import("../../errors.js"),
@@ -48,7 +48,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
         if (!check || prepared.tools.get(step.tool) === undefined) continue;
         for (const issue of await check(step.with, { cwd })) {
           const at = ["steps", step.index, "with", ...issue.at];
-          const where = at.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+          const where = formatPath(at);
           const pos = locate(prepared.recipe.located, at);
           if (issue.warning) warnings.push(`${args.recipe}:${pos.line}:${pos.col} ${where}: warning: ${issue.message}`);
           else errors.push({ file: args.recipe, ...pos, path: where, message: issue.message });
