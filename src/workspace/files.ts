@@ -1,5 +1,6 @@
 import path from "node:path";
 import { messageOf } from "../errors.js";
+import { sha256 } from "../util/hash.js";
 import { errnoOf, tempFileName, type WorkspaceFs } from "./fs.js";
 import type { JournalEntry } from "./journal.js";
 
@@ -55,7 +56,7 @@ export class AtomicFiles {
       throw err;
     }
     const st = await this.#fs.stat(real);
-    return { path: realRel, existed: true, mode: st.mode & 0o7777, bytes };
+    return { path: realRel, existed: true, mode: st.mode & 0o7777, bytes, sha256: sha256(bytes) };
   }
 
   /** Ancestors of `real` that do not exist yet (shallowest first), relative to the real root. */

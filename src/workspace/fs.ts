@@ -23,6 +23,8 @@ export interface WorkspaceFs {
   rmdir(abs: string): Promise<void>;
 }
 
+const WRITE_BATCH = 1 << 20;
+
 export const nodeWorkspaceFs: WorkspaceFs = {
   // Regular files only (SPEC 8): a FIFO would block the read, a device never end it.
   readFile: (abs) => readRegularFile(abs),
@@ -32,10 +34,24 @@ export const nodeWorkspaceFs: WorkspaceFs = {
     try {
       if (typeof data === "string" || data instanceof Uint8Array) await handle.writeFile(data);
       else {
-        for (const chunk of data) {
-          const buf = Buffer.from(chunk, "utf8");
+        // Pieces are gathered into writes of about WRITE_BATCH characters: one write per piece
+        // (a journal has one per file) would cost a round trip to libuv's threads each.
+        const write = async (text: string) => {
+          const buf = Buffer.from(text, "utf8");
           for (let off = 0; off < buf.length; ) off += (await handle.write(buf, off, buf.length - off)).bytesWritten;
+        };
+        let pending: string[] = [];
+        let size = 0;
+        for (const chunk of data) {
+          pending.push(chunk);
+          size += chunk.length;
+          if (size >= WRITE_BATCH) {
+            await write(pending.join(""));
+            pending = [];
+            size = 0;
+          }
         }
+        if (size > 0) await write(pending.join(""));
       }
       if (options.mode !== undefined) await handle.chmod(options.mode);
       if (options.flush) await handle.sync();

@@ -18,6 +18,8 @@ export interface JournalEntry {
   existed: boolean;
   mode?: number;
   bytes?: Uint8Array;
+  /** sha256 of `bytes`, when known (computed once: the stale check and the journal both need it). */
+  sha256?: string;
 }
 
 /** What a journal on disk holds. */
@@ -58,13 +60,15 @@ export function* journalChunks(state: JournalState, meta: { pid: number; created
   const head: Omit<JournalFile, "entries" | "dirs"> = { version: 1, tool: "tollgate", pid: meta.pid, createdAt: meta.createdAt, atomic: meta.atomic, nonce: meta.nonce };
   yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
   for (const [i, e] of state.entries.entries()) {
-    const entry: JournalFile["entries"][number] = {
-      path: e.path,
-      existed: e.existed,
-      ...(e.mode !== undefined ? { mode: e.mode } : {}),
-      ...(e.bytes ? { base64: Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength).toString("base64"), sha256: sha256(e.bytes) } : {}),
-    };
-    yield `${i > 0 ? "," : ""}${JSON.stringify(entry)}`;
+    const entry: JournalFile["entries"][number] = { path: e.path, existed: e.existed, ...(e.mode !== undefined ? { mode: e.mode } : {}) };
+    const sep = i > 0 ? "," : "";
+    if (!e.bytes) {
+      yield `${sep}${JSON.stringify(entry)}`;
+      continue;
+    }
+    // base64 and hex need no JSON escaping: spliced in, not copied once more by JSON.stringify.
+    const base64 = Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength).toString("base64");
+    yield `${sep}${JSON.stringify(entry).slice(0, -1)},"base64":"${base64}","sha256":"${e.sha256 ?? sha256(e.bytes)}"}`;
   }
   yield `],"dirs":${JSON.stringify(state.dirs)}}`;
 }
@@ -114,7 +118,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
       bytes = Buffer.from(e.base64!, "base64");
       if (typeof e.sha256 !== "string" || sha256(bytes) !== e.sha256) throw corrupt(file, `content of ${e.path} does not match its sha256`);
     }
-    entries.push({ path: e.path, existed: e.existed, ...(typeof e.mode === "number" ? { mode: e.mode } : {}), ...(bytes ? { bytes } : {}) });
+    entries.push({ path: e.path, existed: e.existed, ...(typeof e.mode === "number" ? { mode: e.mode } : {}), ...(bytes ? { bytes, sha256: e.sha256! } : {}) });
   }
   const dirs: string[] = [];
   for (const d of data.dirs ?? []) {

@@ -1,10 +1,10 @@
 import { BlockedError, StaleError, messageOf } from "../errors.js";
 import type { FileChange, TextEdit } from "../session/types.js";
-import { sha256 } from "../util/hash.js";
 import { applyEdits, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
+import { mapLimit } from "../util/limit.js";
 import { EditLedger } from "./rebase.js";
 import { decodeText, describeProblem } from "./text.js";
 import type { TreeView } from "./view.js";
@@ -59,6 +59,22 @@ export interface ActionTransaction {
   /** Commits what the action wrote (no error), or rolls it back (`error`: why the action failed). */
   end(error?: unknown): Promise<ActionEnd>;
 }
+
+/** One file of an apply, checked and ready to be written. */
+interface WriteStep {
+  change: FileChange;
+  real: string;
+  rel: string;
+  original: JournalEntry;
+  edits: readonly TextEdit[] | null;
+  rebased: boolean;
+}
+
+/**
+ * File operations of one apply in flight at once (reads of originals, rewrites): enough to keep
+ * libuv's threads busy, few enough that only that many files' texts are in memory at a time.
+ */
+const IO_CONCURRENCY = 8;
 
 /** Originals recorded by one action (or, with `--atomic`, by the whole run). */
 class Scope {
@@ -158,8 +174,8 @@ export class RunTransaction {
   /**
    * Applies staged changes: checks each file against its staged sha256 (rebasing where the
    * producer allows), journals the originals, then writes each file atomically, its new content
-   * made from the original and the edits only when it is written (one file's texts in hand at a
-   * time). Inside an action, a failure leaves the rollback to the action's `end`; outside one the
+   * made from the original and the edits only when it is written (a few files' texts in hand at
+   * a time). Inside an action, a failure leaves the rollback to the action's `end`; outside one the
    * apply is its own action (restored at once, the error then a RolledBackError). Returns the
    * changes as written (a rebased one with its own diff). Throws StaleError naming the files
    * whose change no longer holds; nothing is written then.
@@ -168,16 +184,21 @@ export class RunTransaction {
     if (this.#broken) throw new Error(this.#broken);
     const view = this.#view;
     view.assertWritable(changes);
-    const plan: Array<{ change: FileChange; real: string; rel: string; original: JournalEntry; edits: readonly TextEdit[] | null; rebased: boolean }> = [];
+    const plan: WriteStep[] = [];
     const stale: string[] = [];
     const overlapping: string[] = [];
     const seen = new Set<string>();
-    for (const change of changes) {
+    const targets = changes.map((change) => {
       const { real, rel, realRel } = view.contain(change.path);
       if (seen.has(realRel)) throw new Error(`File changed twice in one apply: ${rel}`);
       seen.add(realRel);
-      const original = await this.#files.snapshot(real, realRel);
-      const currentSha = original.existed ? sha256(original.bytes!) : null;
+      return { change, real, rel, realRel };
+    });
+    // Distinct files: read concurrently (reading changes nothing, so a failure just ends the apply).
+    const originals = await mapLimit(targets, IO_CONCURRENCY, (t) => this.#files.snapshot(t.real, t.realRel));
+    for (const [i, { change, real, rel }] of targets.entries()) {
+      const original = originals[i]!;
+      const currentSha = original.existed ? original.sha256! : null;
       const edits = change.kind === "deleted" ? null : change.edits;
       if (currentSha === change.beforeSha256) {
         plan.push({ change, real, rel, original, edits, rebased: false });
@@ -211,25 +232,40 @@ export class RunTransaction {
     try {
       for (const step of plan) {
         scope.add(step.original);
-        if (step.edits !== null) for (const dir of await this.#files.missingDirs(step.real)) scope.addDir(dir);
+        // A file that exists has its directory: only a created file can need new ones.
+        if (step.edits !== null && !step.original.existed) for (const dir of await this.#files.missingDirs(step.real)) scope.addDir(dir);
       }
       await this.#persist();
       scope.wrote = true;
-      for (const step of plan) {
+      const writeStep = async (step: WriteStep): Promise<FileChange> => {
         const before = step.original.existed ? textOf(step.original, step.rel) : null;
         const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
         if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
-        await this.#files.write(step.real, after, step.original.mode);
-        const done = step.rebased
+        if (step.original.existed && after !== null) await this.#files.replace(step.real, after, step.original.mode);
+        else await this.#files.write(step.real, after, step.original.mode);
+        return step.rebased
           ? buildChange(view.spill, {
               path: step.change.path,
               before,
-              beforeSha256: step.original.existed ? sha256(step.original.bytes!) : null,
+              beforeSha256: step.original.existed ? step.original.sha256! : null,
               after,
               edits: step.edits ?? [],
             })
           : step.change;
-        written.push(done);
+      };
+      // Everything is journaled by now, so the order of the writes does not matter for a
+      // rollback or `recover`. Rewrites of files that exist (distinct files, directories there)
+      // run a few at a time; a delete or a create (which may make directories) runs alone, in
+      // its place, so no two writes ever depend on each other.
+      for (let i = 0; i < plan.length; ) {
+        let j = i;
+        while (j < plan.length && plan[j]!.original.existed && plan[j]!.edits !== null) j++;
+        if (j === i) j = i + 1;
+        written.push(...(await mapLimit(plan.slice(i, j), j - i > 1 ? IO_CONCURRENCY : 1, writeStep)));
+        i = j;
+      }
+      for (const [i, step] of plan.entries()) {
+        const done = written[i]!;
         if (step.edits !== null && step.original.existed && done.beforeSha256 !== null && done.afterSha256 !== null) {
           history.push({ path: step.original.path, beforeSha256: done.beforeSha256, afterSha256: done.afterSha256, edits: step.edits });
         }
@@ -390,7 +426,7 @@ export class RunTransaction {
    */
   #rebaseOverRun(change: FileChange, original: JournalEntry): { edits: readonly TextEdit[] } | { overlaps: string } | undefined {
     if (!change.movable || change.kind !== "modified" || change.beforeSha256 === null || !original.existed) return undefined;
-    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, sha256(original.bytes!));
+    const r = this.ledger.rebase(original.path, change.edits, change.beforeSha256, original.sha256!);
     if (!r.ok) return r.overlap ? { overlaps: r.overlap.owner ?? "an action applied earlier in this run" } : undefined;
     return { edits: r.edits };
   }

@@ -21,8 +21,14 @@ function tree(root: string) {
 function applier(root: string, atomic: boolean) {
   return spawnScript(`
     const { Workspace, nodeWorkspaceFs, startRun } = await load("src/workspace/index.ts");
+    // A slow disk that renames and unlinks one at a time (the apply issues several at once).
+    let queue = Promise.resolve();
     const slow = Object.fromEntries(Object.entries(nodeWorkspaceFs).map(([k, fn]) => [k, async (...a) => {
-      if (k === "rename" || k === "unlink") await new Promise((r) => setTimeout(r, 60));
+      if (k === "rename" || k === "unlink") {
+        const turn = queue.then(() => new Promise((r) => setTimeout(r, 60)));
+        queue = turn;
+        await turn;
+      }
       return fn(...a);
     }]));
     const root = ${JSON.stringify(root)};
