@@ -47,6 +47,19 @@ function sg(args: string[], cwd: string) {
   return r.stdout;
 }
 
+/** Runs `f` with TOLLGATE_AST_THREADS set to `threads` (unset: the default). */
+async function withThreads<T>(threads: string | undefined, f: () => Promise<T>): Promise<T> {
+  const before = process.env.TOLLGATE_AST_THREADS;
+  if (threads === undefined) delete process.env.TOLLGATE_AST_THREADS;
+  else process.env.TOLLGATE_AST_THREADS = threads;
+  try {
+    return await f();
+  } finally {
+    if (before === undefined) delete process.env.TOLLGATE_AST_THREADS;
+    else process.env.TOLLGATE_AST_THREADS = before;
+  }
+}
+
 const name = (c: Case) => `${c.refused ? "refused: " : ""}${c.lang} ${c.file}: ${JSON.stringify(c.pat)}${c.sel ? ` sel ${c.sel}` : ""}${c.out !== undefined ? ` -> ${JSON.stringify(c.out)}` : ""}${c.crlf ? " (CRLF)" : ""}`;
 
 describe("differential: tollgate vs the ast-grep CLI", () => {
@@ -85,18 +98,22 @@ describe("differential: tollgate vs the ast-grep CLI", () => {
       .map((l) => JSON.parse(l) as { text: string; range: { start: { line: number; column: number } } })
       .map((m) => `${m.range.start.line + 1}:${m.range.start.column + 1}:${m.text}`);
     const t = makeHost(tgDir);
-    const grep = await t.call("ast_grep", { pat: [c.pat], lang: c.lang, limit: 100000, ...(c.sel ? { sel: c.sel } : {}) });
-    const tg = (grep.details.matches as Array<{ line: number; col: number; text: string }>).map((m) => `${m.line}:${m.col}:${m.text}`);
-    if (allow.has("syntax-errors")) {
-      // Every CLI match is found, or skipped and listed with its position as resting on a
-      // syntax error; an extra match must be a node of the file (a real match the CLI's
-      // parse lost to error recovery).
-      const skipped = new Set((grep.details.parseErrors ?? []).map((e: string) => /:(\d+:\d+): parse error \(the match rests/.exec(e)?.[1]).filter(Boolean));
-      for (const m of cli) if (!tg.includes(m)) expect(skipped, `${m} neither found nor listed`).toContain(m.split(":").slice(0, 2).join(":"));
-      for (const m of tg) if (!cli.includes(m)) expect(source.replace(/\r\n/g, "\n")).toContain(m.split(":").slice(2).join(":"));
-      expect(skipped.size, "the case has a match resting on a syntax error").toBeGreaterThan(0);
-    } else {
-      expect(tg).toEqual(cli);
+    // Both ways of matching: in this thread (a small run's) and, with threads forced, the pool's
+    // (whole files matched in napi's own threads, native.ts; regions parsed off this thread).
+    for (const threads of [undefined, "2"]) {
+      const grep = await withThreads(threads, () => t.call("ast_grep", { pat: [c.pat], lang: c.lang, limit: 100000, ...(c.sel ? { sel: c.sel } : {}) }));
+      const tg = (grep.details.matches as Array<{ line: number; col: number; text: string }>).map((m) => `${m.line}:${m.col}:${m.text}`);
+      if (allow.has("syntax-errors")) {
+        // Every CLI match is found, or skipped and listed with its position as resting on a
+        // syntax error; an extra match must be a node of the file (a real match the CLI's
+        // parse lost to error recovery).
+        const skipped = new Set((grep.details.parseErrors ?? []).map((e: string) => /:(\d+:\d+): parse error \(the match rests/.exec(e)?.[1]).filter(Boolean));
+        for (const m of cli) if (!tg.includes(m)) expect(skipped, `${m} neither found nor listed`).toContain(m.split(":").slice(0, 2).join(":"));
+        for (const m of tg) if (!cli.includes(m)) expect(source.replace(/\r\n/g, "\n")).toContain(m.split(":").slice(2).join(":"));
+        expect(skipped.size, "the case has a match resting on a syntax error").toBeGreaterThan(0);
+      } else {
+        expect(tg, `threads ${threads ?? "none"}`).toEqual(cli);
+      }
     }
     if (c.out === undefined) return;
 
@@ -112,39 +129,43 @@ describe("differential: tollgate vs the ast-grep CLI", () => {
         if (readFileSync(path.join(cliDir, c.file), "utf8") === before) break;
       }
     }
-    const edit = await t.call("ast_edit", { ops: [{ pat: c.pat, out: c.out }], lang: c.lang, ...(c.sel ? { sel: c.sel } : {}) });
-    if (t.actions.length > 0) await t.actions[0]!.apply("differential");
-    let want = readFileSync(path.join(cliDir, c.file), "utf8");
-    let got = readFileSync(path.join(tgDir, c.file), "utf8");
-    expect(got === source, "tollgate rewrote something").toBe(want === source && edit.details.totalReplacements === 0);
-    if (allow.has("template-line-endings")) {
-      // A CRLF file keeps CRLF in the template's line breaks; the CLI inserts them as LF.
-      expect(got.replace(/\r\n/g, "")).not.toContain("\n");
-      want = want.replace(/\r\n/g, "\n");
-      got = got.replace(/\r\n/g, "\n");
+    for (const threads of [undefined, "2"]) {
+      writeFileSync(path.join(tgDir, c.file), source);
+      const t = makeHost(tgDir);
+      const edit = await withThreads(threads, () => t.call("ast_edit", { ops: [{ pat: c.pat, out: c.out }], lang: c.lang, ...(c.sel ? { sel: c.sel } : {}) }));
+      if (t.actions.length > 0) await t.actions[0]!.apply("differential");
+      let want = readFileSync(path.join(cliDir, c.file), "utf8");
+      let got = readFileSync(path.join(tgDir, c.file), "utf8");
+      expect(got === source, "tollgate rewrote something").toBe(want === source && edit.details.totalReplacements === 0);
+      if (allow.has("template-line-endings")) {
+        // A CRLF file keeps CRLF in the template's line breaks; the CLI inserts them as LF.
+        expect(got.replace(/\r\n/g, "")).not.toContain("\n");
+        want = want.replace(/\r\n/g, "\n");
+        got = got.replace(/\r\n/g, "\n");
+      }
+      const w = want.split("\n");
+      const g = got.split("\n");
+      if (!allow.has("blank-lines") && !allow.has("string-literal-lines") && !allow.has("syntax-errors")) {
+        expect(got, `threads ${threads ?? "none"}`).toBe(want);
+        continue;
+      }
+      expect(g.length).toBe(w.length);
+      const original = source.split(/\r?\n/);
+      const skippedLines = new Set((edit.details.parseErrors ?? []).map((e: string) => Number(/:(\d+):\d+: parse error \(the match rests/.exec(e)?.[1])));
+      let differing = 0;
+      g.forEach((line, i) => {
+        const cliLine = w[i]!;
+        if (line === cliLine) return;
+        differing++;
+        if (allow.has("blank-lines") && /^\r?$/.test(line) && /^ +\r?$/.test(cliLine)) return; // no trailing whitespace
+        // A line inside a string literal keeps its text (the CLI shifted it, changing the value).
+        const [long, short] = cliLine.length >= line.length ? [cliLine, line] : [line, cliLine];
+        if (allow.has("string-literal-lines") && long.endsWith(short) && /^ +$/.test(long.slice(0, long.length - short.length))) return;
+        // The CLI rewrote a match tollgate skipped (it rests on a syntax error): that line is the original's.
+        if (allow.has("syntax-errors") && skippedLines.has(i + 1) && line === original[i]) return;
+        expect.fail(`line ${i + 1} differs beyond the allowed differences:\n  tollgate: ${JSON.stringify(line)}\n  ast-grep: ${JSON.stringify(cliLine)}`);
+      });
+      expect(differing, "the allowed difference occurs in this case").toBeGreaterThan(0);
     }
-    const w = want.split("\n");
-    const g = got.split("\n");
-    if (!allow.has("blank-lines") && !allow.has("string-literal-lines") && !allow.has("syntax-errors")) {
-      expect(got).toBe(want);
-      return;
-    }
-    expect(g.length).toBe(w.length);
-    const original = source.split(/\r?\n/);
-    const skippedLines = new Set((edit.details.parseErrors ?? []).map((e: string) => Number(/:(\d+):\d+: parse error \(the match rests/.exec(e)?.[1])));
-    let differing = 0;
-    g.forEach((line, i) => {
-      const cliLine = w[i]!;
-      if (line === cliLine) return;
-      differing++;
-      if (allow.has("blank-lines") && /^\r?$/.test(line) && /^ +\r?$/.test(cliLine)) return; // no trailing whitespace
-      // A line inside a string literal keeps its text (the CLI shifted it, changing the value).
-      const [long, short] = cliLine.length >= line.length ? [cliLine, line] : [line, cliLine];
-      if (allow.has("string-literal-lines") && long.endsWith(short) && /^ +$/.test(long.slice(0, long.length - short.length))) return;
-      // The CLI rewrote a match tollgate skipped (it rests on a syntax error): that line is the original's.
-      if (allow.has("syntax-errors") && skippedLines.has(i + 1) && line === original[i]) return;
-      expect.fail(`line ${i + 1} differs beyond the allowed differences:\n  tollgate: ${JSON.stringify(line)}\n  ast-grep: ${JSON.stringify(cliLine)}`);
-    });
-    expect(differing, "the allowed difference occurs in this case").toBeGreaterThan(0);
   });
 });

@@ -20,7 +20,7 @@ import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
 import { regionsFor, statementBoundaries } from "./regions.js";
 import { lastAtOrBefore } from "../../workspace/text.js";
 import type { RawMatch } from "./rewrite.js";
-import { opConfig, runRegex, traverse, type EngineOp, type Found } from "./traverse.js";
+import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type Found, type SgNode } from "./traverse.js";
 import { langById } from "./langs.js";
 import { parsedBytes } from "./reclaim.js";
 
@@ -101,6 +101,20 @@ const key = (m: RawMatch) => `${m.op}:${m.start}:${m.end}`;
 
 /** Spans of the text to parse ([start, end), UTF-16), answered with their syntax trees in order. */
 type ParseSpans = Array<[number, number]>;
+/** A request for the nodes a combined rule finds in the whole text (answered by a WholeFind). */
+interface WholeRequest {
+  whole: Combined;
+}
+type Request = ParseSpans | WholeRequest;
+type Reply = SgRoot[] | SgNode[] | null;
+const isWhole = (r: Request): r is WholeRequest => !Array.isArray(r);
+
+/** The combined rule of all of a job's ops (one per job: a whole-file walk needs no prefilter). */
+const wholeRules = new WeakMap<Job, Combined | null>();
+function wholeRule(job: Job): Combined | null {
+  if (!wholeRules.has(job)) wholeRules.set(job, job.ops.length === 0 ? null : combine(job.ops, job.ops.map((_, i) => i), job.sel));
+  return wholeRules.get(job)!;
+}
 type SgRoot = ReturnType<Napi["parse"]>;
 
 const spanText = (text: string, [start, end]: [number, number]) => (start === 0 && end === text.length ? text : text.slice(start, end));
@@ -112,21 +126,32 @@ const spanText = (text: string, [start, end]: [number, number]) => (start === 0 
 export function matchText(napi: Napi, lang: string, text: string, job: Job): MatchResult {
   const steps = matching(napi, lang, text, job);
   let step = steps.next();
-  while (!step.done) step = steps.next(step.value.map((span) => napi.parse(lang as never, spanText(text, span))));
+  while (!step.done) step = steps.next((step.value as ParseSpans).map((span) => napi.parse(lang as never, spanText(text, span))));
   return step.value;
 }
 
 /**
  * matchText with the parses made by `parseAsync`, on libuv's thread pool: the calling thread
  * reads, cuts regions and traverses while other threads parse (napi's `parse` and `parseAsync`
- * build the same document).
+ * build the same document). With `find`, a whole-file parse and its walk are both made off
+ * this thread (napi's `findInFiles`, native.ts): only the nodes found come back.
  */
-export async function matchTextAsync(napi: Napi, lang: string, text: string, job: Job, parse: AsyncParse = napiParseAsync(napi)): Promise<MatchResult> {
-  const steps = matching(napi, lang, text, job);
+export async function matchTextAsync(napi: Napi, lang: string, text: string, job: Job, parse: AsyncParse = napiParseAsync(napi), find?: WholeFind): Promise<MatchResult> {
+  const steps = matching(napi, lang, text, job, find !== undefined);
   let step = steps.next();
-  while (!step.done) step = steps.next(await Promise.all(step.value.map((span) => parse(lang, spanText(text, span)))));
+  while (!step.done) {
+    const request = step.value;
+    if (isWhole(request)) step = steps.next(await find!(lang, text, request.whole));
+    else step = steps.next(await Promise.all(request.map((span) => parse(lang, spanText(text, span)))));
+  }
   return step.value;
 }
+
+/**
+ * The nodes that `c.rule` finds in a whole parse of `text` (document order), or null when this
+ * way is not available for it (the caller then parses the text itself).
+ */
+export type WholeFind = (lang: string, text: string, c: Combined) => Promise<SgNode[] | null>;
 
 /** Parses a text off the calling thread. */
 export type AsyncParse = (lang: string, text: string) => Promise<SgRoot>;
@@ -155,8 +180,11 @@ export function limitedParse(parse: AsyncParse, limit: number): AsyncParse {
   };
 }
 
-/** The matching itself: yields the spans to parse and gets their trees back (see matchText). */
-function* matching(napi: Napi, lang: string, text: string, job: Job): Generator<ParseSpans, MatchResult, SgRoot[]> {
+/**
+ * The matching itself: yields the spans to parse and gets their trees back (see matchText);
+ * with `wholeFinds`, a whole-file parse is asked for as a WholeRequest instead.
+ */
+function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds = false): Generator<Request, MatchResult, Reply> {
   ensureLanguages(napi, [lang]);
   const active = activeOps(text, job, lang);
   if (active.length === 0) return { matches: [], errors: [] };
@@ -169,17 +197,29 @@ function* matching(napi: Napi, lang: string, text: string, job: Job): Generator<
     parsedBytes(end - start);
     return out;
   };
-  function* whole(): Generator<ParseSpans, MatchResult, SgRoot[]> {
-    const [root] = yield [[0, text.length]];
-    const { found, errors } = walk(root!, 0, text.length);
+  function* whole(): Generator<Request, MatchResult, Reply> {
+    const c = wholeFinds ? wholeRule(job) : null;
+    let out: ReturnType<typeof collect> | undefined;
+    if (c !== null) {
+      const nodes = (yield { whole: c }) as SgNode[] | null;
+      if (nodes !== null) {
+        out = collect(nodes, c, 0, { stringKinds, requirements });
+        if (nodes.length > 0) parsedBytes(text.length);
+      }
+    }
+    if (out === undefined) {
+      const [root] = (yield [[0, text.length]]) as SgRoot[];
+      out = walk(root!, 0, text.length);
+    }
+    const { found, errors } = out;
     return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
   }
-  const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active)) : null;
+  const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active), wholeFinds) : null;
   if (!cut) return yield* whole();
   const { regions, boundaries } = cut;
   const found: Found[] = [];
   const regionErrors: Array<[number, number]> = [];
-  let roots: SgRoot[] | undefined = yield regions;
+  let roots: SgRoot[] | undefined = (yield regions) as SgRoot[];
   for (const [k, [start, end]] of regions.entries()) {
     const r = walk(roots[k]!, start, end);
     found.push(...r.found);
@@ -249,13 +289,31 @@ function hitsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | nu
 }
 
 /** The statements to parse instead of the whole text (and the boundaries), or null for a whole parse. */
-function regionsOf(text: string, spec: PrefilterSpec): { regions: Array<[number, number]>; boundaries: number[] } | null {
+function regionsOf(text: string, spec: PrefilterSpec, wholeFinds: boolean): { regions: Array<[number, number]>; boundaries: number[] } | null {
   const hits = hitsOf(text, spec);
   if (!hits || hits.length === 0) return null;
+  // With whole-file matching in napi's threads (native.ts), regions pay only where they are a
+  // small part of the file: a region's parse and walk cost this thread several times what a
+  // whole parse costs napi's (measured on effect's src/: S1 gains, S2 and S3 lose).
+  if (wholeFinds && hits.length * REGION_MAX_HIT_GAP > text.length) return null;
   const boundaries = statementBoundaries(text);
   if (!boundaries) return null;
-  return { regions: regionsFor(boundaries, text.length, hits), boundaries };
+  const regions = regionsFor(boundaries, text.length, hits);
+  if (wholeFinds) {
+    let bytes = 0;
+    for (const [start, end] of regions) bytes += end - start;
+    if (bytes > REGION_MAX_SHARE * text.length) return null;
+  }
+  return { regions, boundaries };
 }
+
+/** Region parsing beside whole-file matching in napi's threads: at most one hit per this many characters… */
+const REGION_MAX_HIT_GAP = 8000;
+/** …and regions covering at most this share of the file. */
+const REGION_MAX_SHARE = 0.25;
+
+/** A WholeFind for the file at `abs` (whose text is `text`): native.ts's NativeFinder.find. */
+export type FileFind = (abs: string, lang: string, text: string, c: Combined) => Promise<SgNode[] | null>;
 
 export class FileProcessor {
   readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
@@ -276,10 +334,11 @@ export class FileProcessor {
   }
 
   /** process() with the parses on libuv's thread pool (matchTextAsync). */
-  async processAsync(file: EngineFile, parse?: AsyncParse): Promise<FileResult> {
+  async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse));
+    const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
+    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find));
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {

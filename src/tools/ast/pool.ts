@@ -10,6 +10,7 @@ import os from "node:os";
 import { ToolError } from "../../errors.js";
 import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileResult } from "./engine.js";
 import { loadNapi } from "./langs.js";
+import { NativeFinder } from "./native.js";
 import { turnDue } from "./reclaim.js";
 
 export interface PoolOptions {
@@ -41,6 +42,14 @@ const LARGE = 256 * 1024;
  * the trees of another file, few enough to bound the texts and trees held.
  */
 const FILES_IN_FLIGHT = 4;
+/**
+ * With whole-file matching in napi's threads (native.ts) a file waiting for its nodes holds
+ * only its text here: more files in flight keep those threads fed.
+ */
+const FILES_IN_FLIGHT_NATIVE = 12;
+
+/** `TOLLGATE_NATIVE=0` turns whole-file matching in napi's threads off (for comparisons). */
+const NATIVE = process.env.TOLLGATE_NATIVE !== "0";
 
 function threadCount(files: readonly EngineFile[], options: PoolOptions): number {
   const env = process.env.TOLLGATE_AST_THREADS;
@@ -134,6 +143,8 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   }
   const queue = new FileQueue(files, options.sizes);
   const parse = limitedParse(napiParseAsync(napi), threads);
+  const native = NATIVE ? new NativeFinder(napi, threads) : undefined;
+  const finder = native && ((abs: string, lang: string, text: string, c: Parameters<NativeFinder["find"]>[3]) => native.find(abs, lang, text, c));
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
   let waiting: Array<() => void> = [];
   const wake = () => {
@@ -152,7 +163,7 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
       }
       let result: FileResult;
       try {
-        result = await processor.processAsync(files[id]!, parse);
+        result = await processor.processAsync(files[id]!, parse, finder);
       } finally {
         queue.finished(id);
         if (queue.isLarge(id)) wake();
@@ -163,5 +174,5 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
       options.progress?.(done, files.length, matches);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(FILES_IN_FLIGHT, files.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(native ? FILES_IN_FLIGHT_NATIVE : FILES_IN_FLIGHT, files.length) }, lane));
 }

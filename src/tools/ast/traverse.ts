@@ -128,15 +128,32 @@ function mergedUtils(configs: readonly RuleConfig[]): Record<string, unknown> | 
 }
 
 /**
- * Matches of every op in `root` (offsets shifted by `offset`, the root's position in the file)
- * and the ERROR nodes' ranges. Matches resting on a syntax error are flagged `bad` (see
- * flagErrors); nothing is dropped here.
+ * The single rule that finds, in one walk, every active op's candidates and the ERROR nodes,
+ * with what is needed to tell which op a found node matched (see `combine`). Built once per
+ * set of ops; the same value serves a walk in this thread (`root.findAll(rule)`) and napi's
+ * `findInFiles`, which walks in its own threads and hands back the nodes.
  */
-export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonly number[], sel: string | undefined, offset: number, options: TraverseOptions = {}): { found: Found[]; errors: Array<[number, number]> } {
-  const found: Found[] = [];
-  const errors: Array<[number, number]> = [];
+export interface Combined {
+  ops: readonly EngineOp[];
+  active: readonly number[];
+  sel: string | undefined;
+  configs: RuleConfig[];
+  /** The napi rule object: an `any` of the ops' branches and `{ kind: ERROR }`. */
+  rule: RuleConfig;
+  plain: boolean[];
+  token: boolean[];
+  idOf: string[];
+  prefixOf: string[];
+}
+
+/**
+ * The combined rule of the active ops, or null when two ops define the same util id
+ * differently (then each op needs a walk of its own: `traverse` does that).
+ */
+export function combine(ops: readonly EngineOp[], active: readonly number[], sel: string | undefined): Combined | null {
   const configs = active.map((i) => opConfig(ops[i]!, sel));
   const utils = mergedUtils(configs);
+  if (utils === undefined) return null;
   // Ops whose captures can be read off the combined match: plain rules (no constraints or
   // transform) are tried by `any` in order, so the first of them that matches owns the env.
   const plain = configs.map((c) => Object.keys(c).every((k) => k === "rule"));
@@ -157,29 +174,78 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
     return { pattern: sel ? { context: r.pat, selector: sel } : r.pat };
   });
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
-  const combined = { rule: { any: [...branches, ...fallback, { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
-  const push = (node: SgNode, index: number, prefix = "") => {
-    const op = ops[index]!;
-    const r = node.range();
-    const captures: Record<string, [number, number] | null> = {};
-    let literals: Array<[number, number]> | undefined;
-    for (const [name, multi] of Object.entries(op.captures)) {
-      const nodes = captureNodes(node, prefix + name, multi);
-      const range = rangeOf(nodes, offset);
-      captures[name] = range;
-      if (range && options.stringKinds && options.stringKinds.length > 0) {
-        for (const n of nodes) {
-          if (!n.text().includes("\n")) continue;
-          const rule = { rule: { any: options.stringKinds.map((kind) => ({ kind })) } };
-          for (const s of n.findAll(rule as never)) {
-            const sr = s.range();
-            if (sr.start.line !== sr.end.line) (literals ??= []).push([sr.start.index + offset, sr.end.index + offset]);
-          }
+  const rule = { rule: { any: [...branches, ...fallback, { kind: "ERROR" }] }, ...(Object.keys(utils).length > 0 ? { utils } : {}) };
+  return { ops, active, sel, configs, rule, plain, token, idOf, prefixOf };
+}
+
+/**
+ * Matches of every op in `root` (offsets shifted by `offset`, the root's position in the file)
+ * and the ERROR nodes' ranges. Matches resting on a syntax error are flagged `bad` (see
+ * flagErrors); nothing is dropped here.
+ */
+export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonly number[], sel: string | undefined, offset: number, options: TraverseOptions = {}): { found: Found[]; errors: Array<[number, number]> } {
+  if (active.length === 0) return { found: [], errors: [] };
+  const c = combine(ops, active, sel);
+  if (c === null) {
+    // Conflicting util ids: one walk per op (rare; each op keeps its own utils).
+    const found: Found[] = [];
+    const errors: Array<[number, number]> = [];
+    for (const i of active) {
+      const config = opConfig(ops[i]!, sel);
+      for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
+    }
+    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
+      const r = e.range();
+      errors.push([r.start.index + offset, r.end.index + offset]);
+    }
+    flagErrors(found, errors, ops, offset);
+    return { found, errors };
+  }
+  let nodes: SgNode[];
+  try {
+    nodes = root.findAll(c.rule as never);
+  } catch {
+    // A language where a lone metavariable is no pattern (JSON): no markers; each node the
+    // plain `any` finds is asked op by op.
+    const plainAny = { ...c.rule, rule: { any: [...c.configs.map((x) => x.rule), { kind: "ERROR" }] } };
+    return collect(root.findAll(plainAny as never), c, offset, options, true);
+  }
+  return collect(nodes, c, offset, options);
+}
+
+/** A found node as a match of op `index` (its captures read under `prefix`). */
+function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: number, options: TraverseOptions, prefix = ""): Found {
+  const op = ops[index]!;
+  const r = node.range();
+  const captures: Record<string, [number, number] | null> = {};
+  let literals: Array<[number, number]> | undefined;
+  for (const [name, multi] of Object.entries(op.captures)) {
+    const nodes = captureNodes(node, prefix + name, multi);
+    const range = rangeOf(nodes, offset);
+    captures[name] = range;
+    if (range && options.stringKinds && options.stringKinds.length > 0) {
+      for (const n of nodes) {
+        if (!n.text().includes("\n")) continue;
+        const rule = { rule: { any: options.stringKinds.map((kind) => ({ kind })) } };
+        for (const s of n.findAll(rule as never)) {
+          const sr = s.range();
+          if (sr.start.line !== sr.end.line) (literals ??= []).push([sr.start.index + offset, sr.end.index + offset]);
         }
       }
     }
-    found.push({ node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) }, ...(prefix ? { prefix } : {}) });
-  };
+  }
+  return { node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) }, ...(prefix ? { prefix } : {}) };
+}
+
+/**
+ * The matches and ERROR ranges of the nodes a walk with `c.rule` found (in document order).
+ * `asking`: the nodes come from the plain `any` (no markers), so each is asked op by op.
+ */
+export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): { found: Found[]; errors: Array<[number, number]> } {
+  const { ops, active, configs, plain, token, idOf, prefixOf } = c;
+  const found: Found[] = [];
+  const errors: Array<[number, number]> = [];
+  const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
   const alsoMatches = (node: SgNode, k: number, text: () => string): boolean => {
@@ -240,26 +306,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
       if (self) push(self, active[k]!);
     }
   };
-  if (active.length === 0) return { found, errors };
-  if (utils === undefined) {
-    // Conflicting util ids: one walk per op (rare; each op keeps its own utils).
-    for (const k of active.keys()) for (const node of root.findAll(configs[k] as never)) push(node, active[k]!);
-    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
-      const r = e.range();
-      errors.push([r.start.index + offset, r.end.index + offset]);
-    }
-  } else {
-    let nodes: SgNode[] | undefined;
-    try {
-      nodes = root.findAll(combined as never);
-    } catch {
-      // A language where a lone metavariable is no pattern (JSON): no markers; each node the
-      // plain `any` finds is asked op by op.
-      const plainAny = { rule: { any: [...configs.map((c) => c.rule), { kind: "ERROR" }] }, ...(utils && Object.keys(utils).length > 0 ? { utils } : {}) };
-      for (const node of root.findAll(plainAny as never)) visitAsking(node);
-    }
-    if (nodes) for (const node of nodes) visit(node);
-  }
+  for (const node of nodes) (asking ? visitAsking : visit)(node);
   flagErrors(found, errors, ops, offset);
   return { found, errors };
 }
