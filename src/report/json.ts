@@ -2,35 +2,93 @@ import type { Report } from "./types.js";
 
 type Write = (chunk: string) => Promise<void> | void;
 
-/** `JSON.stringify(value, null, 2)` placed at `depth` levels of nesting. */
-function nested(value: unknown, depth: number): string {
-  const text = JSON.stringify(value, null, 2) ?? "null";
-  return depth === 0 ? text : text.replace(/\n/g, `\n${"  ".repeat(depth)}`);
-}
+/**
+ * A string value the writer may take in pieces (an outcome's diff, read file by file from the
+ * run's spill): a non-enumerable property of the object holding it, keyed by this symbol, maps
+ * the property name to the pieces, which joined by "\n" are the value.
+ */
+export const STRING_PIECES = Symbol("tollgate.stringPieces");
+export type StringPieces = Record<string, () => Iterable<string>>;
+
+/** Bytes gathered before a write: few calls, and no piece of the report much larger in memory. */
+const CHUNK = 64 * 1024;
 
 /**
  * The report as `JSON.stringify(report, null, 2)` followed by a newline, byte for byte, written
- * one step and one outcome at a time: an outcome's diff is read (from the run's spill) only
- * while that outcome is being written, so no more than one action's diff is in memory.
+ * as it is produced: no JSON text of a whole step or outcome is ever built, and a value given in
+ * pieces (STRING_PIECES: an outcome's diff) is read one piece at a time. Memory stays bounded by
+ * the report's objects themselves plus a chunk, whatever the size of the change.
  */
 export async function writeReportJson(report: Report, write: Write): Promise<void> {
-  const keys = Object.keys(report).filter((k) => {
-    const v = (report as unknown as Record<string, unknown>)[k];
-    return v !== undefined && typeof v !== "function";
-  });
-  await write("{\n");
-  for (const [i, key] of keys.entries()) {
-    const value = (report as unknown as Record<string, unknown>)[key];
-    const comma = i < keys.length - 1 ? "," : "";
-    if (Array.isArray(value) && value.length > 0 && (key === "steps" || key === "outcomes")) {
-      await write(`  ${JSON.stringify(key)}: [\n`);
-      for (const [j, item] of value.entries()) {
-        await write(`    ${nested(item, 2)}${j < value.length - 1 ? "," : ""}\n`);
-      }
-      await write(`  ]${comma}\n`);
-      continue;
+  let buffer = "";
+  for (const s of json(prepared(report, ""), "")) {
+    buffer += s;
+    if (buffer.length >= CHUNK) {
+      const chunk = buffer;
+      buffer = "";
+      await write(chunk);
     }
-    await write(`  ${JSON.stringify(key)}: ${nested(value, 1)}${comma}\n`);
   }
-  await write("}\n");
+  await write(`${buffer}\n`);
+}
+
+/** What JSON.stringify makes of a value before writing it (toJSON; undefined when it is left out). */
+function prepared(v: unknown, key: string): unknown {
+  if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function") return (v as { toJSON(k: string): unknown }).toJSON(key);
+  return v;
+}
+
+const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
+
+/** The text of `JSON.stringify(v, null, 2)` in order, for a value at indentation `indent` (v prepared). */
+function* json(v: unknown, indent: string): Generator<string> {
+  if (v === null || typeof v !== "object") {
+    yield JSON.stringify(v) ?? "null";
+    return;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      yield "[]";
+      return;
+    }
+    yield "[\n";
+    for (let i = 0; i < v.length; i++) {
+      const item = prepared(v[i], String(i));
+      yield inner;
+      if (omitted(item)) yield "null";
+      else yield* json(item, inner);
+      yield i < v.length - 1 ? ",\n" : "\n";
+    }
+    yield `${indent}]`;
+    return;
+  }
+  const pieces = (v as { [STRING_PIECES]?: StringPieces })[STRING_PIECES];
+  let first = true;
+  for (const key of Object.keys(v)) {
+    const piecewise = pieces?.[key];
+    const item = piecewise ? "" : prepared((v as Record<string, unknown>)[key], key);
+    if (omitted(item)) continue;
+    yield `${first ? "{\n" : ",\n"}${inner}${JSON.stringify(key)}: `;
+    first = false;
+    if (piecewise) yield* piecesOf(piecewise());
+    else yield* json(item, inner);
+  }
+  yield first ? "{}" : `\n${indent}}`;
+}
+
+/**
+ * JSON.stringify of the pieces joined by "\n", piece by piece: escaping is per character, so the
+ * escapes of whole strings joined are the escape of the join (a piece is a whole decoded text,
+ * never half of a surrogate pair).
+ */
+function* piecesOf(pieces: Iterable<string>): Generator<string> {
+  yield '"';
+  let first = true;
+  for (const piece of pieces) {
+    if (!first) yield "\\n";
+    first = false;
+    yield JSON.stringify(piece).slice(1, -1);
+  }
+  yield '"';
 }

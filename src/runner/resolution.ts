@@ -5,6 +5,7 @@ import type { ResolveParams } from "../session/resolve.js";
 import { joinText, type FileChange, type PendingAction, type StagedAction } from "../session/types.js";
 import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
 import { gitDiff } from "../workspace/diff.js";
+import { STRING_PIECES } from "../report/json.js";
 import { RolledBackError, type Workspace } from "../workspace/workspace.js";
 import type { Approval, Approvals, Approver, PlanGate } from "./types.js";
 
@@ -256,6 +257,15 @@ export async function resolvePending(
       ...(failed && call.error instanceof RolledBackError ? { rolledBack: true } : {}),
       durationMs: ctx.now() - started,
     };
+    // The report writer takes the diff file by file (report/json.ts), never joined.
+    Object.defineProperty(record, STRING_PIECES, {
+      value: {
+        *diff() {
+          for (const c of changes) yield c.diff.text();
+        },
+      },
+      configurable: true,
+    });
     const resolved: Resolved = { staged, record, changes };
     out.push(resolved);
     ctx.onOutcome(record, resolved);

@@ -1,6 +1,7 @@
 import { messageOf } from "../errors.js";
 import { gitState } from "../git.js";
 import { buildReport } from "../report/build.js";
+import { STRING_PIECES } from "../report/json.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import type { ResolveParams } from "../session/resolve.js";
 import { joinText } from "../session/types.js";
@@ -205,7 +206,10 @@ export async function runRecipe(input: RunInput, world: RunWorld & RunControls):
   const { signal, approver, gate, onEvent, ...rest } = world;
   const controls: RunControls = { ...(signal ? { signal } : {}), ...(approver ? { approver } : {}), ...(gate ? { gate } : {}), ...(onEvent ? { onEvent } : {}) };
   const result = await executeRun(await prepareRun(input, rest), controls);
-  for (const o of result.report.outcomes) Object.defineProperty(o, "diff", { value: o.diff, enumerable: true, writable: true, configurable: true });
+  for (const o of result.report.outcomes) {
+    Object.defineProperty(o, "diff", { value: o.diff, enumerable: true, writable: true, configurable: true });
+    delete (o as { [STRING_PIECES]?: unknown })[STRING_PIECES]; // they read the spill, removed below
+  }
   const previews = result.previews.map((p) => ({ ...p, files: p.files.map((f) => ({ ...f, diff: memoryText(f.diff.text()) })) }));
   result.dispose();
   return { ...result, previews, dispose: () => {} };

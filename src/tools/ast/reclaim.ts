@@ -13,7 +13,7 @@ import vm from "node:vm";
  * A collection costs in proportion to the live JS heap, which stays small where parsing happens
  * (ast_edit streams results instead of keeping them).
  */
-const BUDGET = 2 * 1024 * 1024;
+const BUDGET = 1024 * 1024;
 
 let collect: (() => void) | null | undefined;
 let parsed = 0;
