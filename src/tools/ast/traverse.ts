@@ -256,11 +256,15 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
     return node.matches(configs[k] as never);
   };
+  // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
+  // an ERROR node: with no such op and no rule object, an ERROR node found is only an error.
+  const patternsOnly = active.every((i) => !ops[i]!.config && !/^\s*\$(?:\$\$)?[A-Za-z_][A-Za-z0-9_]*\s*$/.test(ops[i]!.pat));
   const visit = (node: SgNode) => {
     const isError = node.kind() === "ERROR";
     if (isError) {
       const r = node.range();
       errors.push([r.start.index + offset, r.end.index + offset]);
+      if (patternsOnly) return;
     }
     let first = -1;
     for (let k = 0; k < configs.length; k++) {
