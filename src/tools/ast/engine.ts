@@ -214,28 +214,53 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
     const { found, errors } = out;
     return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
   }
-  const cut = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? regionsOf(text, activeSpec(job, lang, active), wholeFinds) : null;
-  if (!cut) return yield* whole();
-  const { regions, boundaries } = cut;
-  const found: Found[] = [];
-  const regionErrors: Array<[number, number]> = [];
-  let roots: SgRoot[] | undefined = (yield regions) as SgRoot[];
-  for (const [k, [start, end]] of regions.entries()) {
-    const r = walk(roots[k]!, start, end);
-    found.push(...r.found);
-    regionErrors.push(...r.errors);
+  const hits = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? hitsOf(text, activeSpec(job, lang, active)) : null;
+  if (!hits || hits.length === 0) return yield* whole();
+  function* regionPass(regions: Array<[number, number]>): Generator<Request, { found: Found[]; errors: Array<[number, number]> }, Reply> {
+    const found: Found[] = [];
+    const errors: Array<[number, number]> = [];
+    const roots = (yield regions) as SgRoot[];
+    for (const [k, [start, end]] of regions.entries()) {
+      const r = walk(roots[k]!, start, end);
+      found.push(...r.found);
+      errors.push(...r.errors);
+    }
+    return { found, errors };
   }
-  roots = undefined; // the region trees may be collected during the whole parse
-  if (regionErrors.length === 0) return { matches: found.map((f) => f.match), errors: [], regions: regions.length };
-  // A region with an error node: the whole parse decides. Where it is clean, its answer is
-  // exact. Where it has errors too, a region's match that the whole parse lacks is added only
-  // if it is a real match the whole parse lost to error recovery: no error node anywhere in
-  // it in its region's parse (not even in a capture), within one top-level statement, and an
-  // error node of the whole parse overlapping it. A match bad in one parse but clean in the
-  // other is taken clean.
+  const cut = regionsOf(text, hits, wholeFinds);
+  if (cut === "dense") {
+    // Whole first (napi's threads): where the whole parse is clean its answer is exact; where it
+    // has error nodes, the statements that could hold a match it lost or spoilt (those
+    // overlapping an error node or a match resting on one) are parsed on their own and merged.
+    const w = yield* whole();
+    if (!w.hadErrors) return w;
+    const boundaries = statementBoundaries(text);
+    if (!boundaries) return w;
+    const spoilt = [...w.errors, ...w.matches.filter((m) => m.bad).map((m): [number, number] => [m.start, m.end])];
+    const regions = regionsFor(boundaries, text.length, hits).filter(([start, end]) => spoilt.some(([es, ee]) => es < end && start < ee));
+    const r = regions.length > 0 ? yield* regionPass(regions) : { found: [], errors: [] };
+    return merged(w, r.found, r.errors, boundaries, regions.length);
+  }
+  if (cut === null) return yield* whole();
+  const { regions, boundaries } = cut;
+  const r = yield* regionPass(regions);
+  if (r.errors.length === 0) return { matches: r.found.map((f) => f.match), errors: [], regions: regions.length };
+  // A region with an error node: the whole parse decides (merged).
   const w = yield* whole();
-  const out: MatchResult = { ...w, regions: regions.length, wholeToo: true };
-  if (!w.hadErrors) return out;
+  if (!w.hadErrors) return { ...w, regions: regions.length, wholeToo: true };
+  return merged(w, r.found, r.errors, boundaries, regions.length);
+}
+
+/**
+ * The whole parse's answer (which has error nodes) merged with the regions' (`found`, with the
+ * regions' error nodes `regionErrors`). Where the whole parse is clean its answer is exact.
+ * Where it has errors, a region's match that the whole parse lacks is added only if it is a
+ * real match the whole parse lost to error recovery: no error node anywhere in it in its
+ * region's parse (not even in a capture), within one top-level statement, and an error node of
+ * the whole parse overlapping it. A match bad in one parse but clean in the other is taken clean.
+ */
+function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyArray<[number, number]>, boundaries: readonly number[], regions: number): MatchResult {
+  const out: MatchResult = { ...w, regions, wholeToo: true };
   const touches = (errs: ReadonlyArray<[number, number]>, m: RawMatch) => errs.some(([es, ee]) => es < m.end && m.start < ee);
   const lost = (m: RawMatch) => touches(w.errors, m);
   const crosses = (m: RawMatch) => boundaries[lastAtOrBefore(boundaries, m.end - 1)]! > m.start;
@@ -288,21 +313,22 @@ function hitsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | nu
   return hits;
 }
 
-/** The statements to parse instead of the whole text (and the boundaries), or null for a whole parse. */
-function regionsOf(text: string, spec: PrefilterSpec, wholeFinds: boolean): { regions: Array<[number, number]>; boundaries: number[] } | null {
-  const hits = hitsOf(text, spec);
-  if (!hits || hits.length === 0) return null;
-  // With whole-file matching in napi's threads (native.ts), regions pay only where they are a
-  // small part of the file: a region's parse and walk cost this thread several times what a
-  // whole parse costs napi's (measured on effect's src/: S1 gains, S2 and S3 lose).
-  if (wholeFinds && hits.length * REGION_MAX_HIT_GAP > text.length) return null;
+/**
+ * The statements to parse instead of the whole text (and the boundaries), null for a whole
+ * parse, or "dense" (only with whole-file matching in napi's threads): the hits are too many or
+ * their statements too large for regions to pay, the whole parse comes first.
+ */
+function regionsOf(text: string, hits: ReadonlyArray<[number, number]>, wholeFinds: boolean): { regions: Array<[number, number]>; boundaries: number[] } | null | "dense" {
+  // A region's parse and walk cost this thread several times what a whole parse costs napi's
+  // threads (measured on effect's src/: S1 gains, S2 and S3 lose).
+  if (wholeFinds && hits.length * REGION_MAX_HIT_GAP > text.length) return "dense";
   const boundaries = statementBoundaries(text);
   if (!boundaries) return null;
   const regions = regionsFor(boundaries, text.length, hits);
   if (wholeFinds) {
     let bytes = 0;
     for (const [start, end] of regions) bytes += end - start;
-    if (bytes > REGION_MAX_SHARE * text.length) return null;
+    if (bytes > REGION_MAX_SHARE * text.length) return "dense";
   }
   return { regions, boundaries };
 }
