@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
 
 /**
  * Files tollgate reaches through the tree, a recipe, a journal or a plan are read only if they
@@ -32,34 +31,31 @@ export function kindOf(st: Pick<Stats, "isFIFO" | "isCharacterDevice" | "isBlock
 
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-/** Reads a regular file whole; throws NotRegularFileError for anything else (ENOENT etc. as is). */
-export async function readRegularFile(file: string): Promise<Buffer> {
-  const fh = await open(file, FLAGS);
-  try {
-    const st = await fh.stat();
-    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: "EISDIR" });
-    if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
-    return await fh.readFile();
-  } finally {
-    await fh.close().catch(() => undefined);
-  }
-}
-
-/** Synchronous readRegularFile, for code on the main thread that must never block on a FIFO. */
+/**
+ * Reads a regular file whole; throws NotRegularFileError for anything else (ENOENT etc. as is).
+ * Synchronous, yet it never blocks on a FIFO (opened with O_NONBLOCK, refused after fstat).
+ */
 export function readRegularFileSync(file: string): Buffer {
   const fd = openSync(file, FLAGS);
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: "EISDIR" });
     if (!st.isFile()) throw new NotRegularFileError(file, kindOf(st));
-    const chunks: Buffer[] = [];
-    const buf = Buffer.allocUnsafe(64 * 1024);
+    // Sized by fstat, plus one byte so that a file that did not change ends on the second read;
+    // one that grows meanwhile is read to its end all the same.
+    let buf = Buffer.allocUnsafeSlow(st.size + 1);
+    let n = 0;
     for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      chunks.push(Buffer.from(buf.subarray(0, n)));
+      if (n === buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
     }
-    return Buffer.concat(chunks);
+    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }

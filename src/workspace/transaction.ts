@@ -71,8 +71,8 @@ interface WriteStep {
 }
 
 /**
- * File operations of one apply in flight at once (reads of originals, rewrites): enough to keep
- * libuv's threads busy, few enough that only that many files' texts are in memory at a time.
+ * Files of one apply read or rewritten at once: a filesystem whose operations wait (an injected
+ * or remote one) overlaps them; few enough that only that many files' texts are in memory.
  */
 const IO_CONCURRENCY = 8;
 
