@@ -26,13 +26,17 @@ export type * from "./types.js";
 export async function executeRun(prepared: PreparedRun, controls: RunControls = {}): Promise<RunResult> {
   const { input } = prepared;
   await checkRecipePatterns(prepared.recipe, display(prepared.recipe.file, prepared.world.displayBase ?? process.cwd()));
+  const mayWrite = !(input.dryRun || input.check);
   const guard = startRun(prepared.workspace.root, {
-    lock: !(input.dryRun || input.check),
+    lock: mayWrite,
     command: `tollgate ${input.command ?? "run"}`,
   });
+  // The journal's record is written while the steps run, not in front of the first apply.
+  if (mayWrite) prepared.workspace.transaction.prepare();
   try {
     return await executeLocked(prepared, controls);
   } finally {
+    await prepared.workspace.transaction.close();
     guard.release();
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes, createHash } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { mkdir, open, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 
@@ -49,6 +50,30 @@ export function writeRecord(realRoot: string, nonce: string, durable: boolean): 
     closeSync(fd);
   }
   renameSync(tmp, file);
+}
+
+/**
+ * writeRecord in libuv's threads, for a record written ahead of need (RunTransaction.prepare):
+ * its fsync then waits beside the run's other work, not in front of the first apply.
+ */
+export async function writeRecordAsync(realRoot: string, nonce: string, durable: boolean): Promise<void> {
+  const file = recordPath(realRoot);
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const data: RecordFile = { root: realRoot, nonce, pid: process.pid, createdAt: new Date().toISOString() };
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const handle = await open(tmp, "wx", 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(data));
+    if (durable) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** The nonce recorded for this workspace, or null. */

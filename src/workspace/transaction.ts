@@ -3,7 +3,7 @@ import type { FileChange, TextEdit } from "../session/types.js";
 import { applyEdits, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
-import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
+import { newNonce, removeRecord, writeRecord, writeRecordAsync } from "./journal-record.js";
 import { mapLimit } from "../util/limit.js";
 import { EditLedger } from "./rebase.js";
 import { decodeText, describeProblem } from "./text.js";
@@ -123,6 +123,8 @@ export class RunTransaction {
   /** Vouches for this workspace's journals: also recorded outside the workspace (journal-record.ts). */
   readonly #nonce = newNonce();
   #recorded = false;
+  /** The record being written ahead of the first apply (`prepare`): whether it was. */
+  #recording: Promise<boolean> | undefined;
 
   constructor(view: TreeView, options: TransactionOptions = {}) {
     this.#view = view;
@@ -130,6 +132,27 @@ export class RunTransaction {
     this.#files = new AtomicFiles(view.realRoot, view.fs, options.restoreAttempts ?? 3);
     this.#durable = options.durableJournal ?? true;
     if (this.atomic) this.#run = new Scope();
+  }
+
+  /**
+   * A run that may apply (it holds the workspace lock) calls this at its start: the record that
+   * will vouch for its first journal is written now, beside the run's search, so its fsync —
+   * the first of the run, which also flushes whatever the filesystem had pending — is not paid
+   * in front of the first apply. `close` removes it again if no journal came to need it.
+   */
+  prepare(): void {
+    if (this.#recorded || this.#recording) return;
+    this.#recording = writeRecordAsync(this.#view.realRoot, this.#nonce, this.#durable).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** The run is over: a record written ahead (`prepare`) that no journal used is removed. */
+  async close(): Promise<void> {
+    const recording = this.#recording;
+    this.#recording = undefined;
+    if (recording && (await recording) && !this.#recorded) removeRecord(this.#view.realRoot, this.#nonce);
   }
 
   /** Set when a rollback failed: no more writes until `tollgate recover` has run. */
@@ -395,11 +418,16 @@ export class RunTransaction {
     if (!this.#recorded) {
       // Before the journal exists, so a journal on disk always has its record. Without a
       // writable state directory the apply still runs; its journal then cannot be recovered.
-      try {
-        writeRecord(this.#view.realRoot, this.#nonce, this.#durable);
-        this.#recorded = true;
-      } catch {
-        // recover will refuse that journal and say why
+      const ahead = this.#recording;
+      this.#recording = undefined;
+      if (ahead && (await ahead)) this.#recorded = true;
+      else {
+        try {
+          writeRecord(this.#view.realRoot, this.#nonce, this.#durable);
+          this.#recorded = true;
+        } catch {
+          // recover will refuse that journal and say why
+        }
       }
     }
     const meta = { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce };

@@ -1,9 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { StaleError } from "../../src/errors.js";
 import { journalPath } from "../../src/workspace/journal.js";
-import { RolledBackError, Workspace } from "../../src/workspace/workspace.js";
+import { readRecord } from "../../src/workspace/journal-record.js";
+import { realRoot } from "../../src/workspace/paths.js";
+import { recover } from "../../src/workspace/recover.js";
+import { RollbackError, RolledBackError, Workspace, nodeWorkspaceFs } from "../../src/workspace/workspace.js";
 import { cleanupTempDirs, faultyFs, tempDir, writeTree } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -73,5 +76,64 @@ describe("the run's transaction: one API, beginAction … end", () => {
     writeTree(root, { "a.ts": "moved\n" });
     await expect(clean.apply(change)).rejects.toBeInstanceOf(StaleError);
     expect(read(root, "a.ts")).toBe("moved\n");
+  });
+});
+
+describe("the journal's record written ahead (prepare … close)", () => {
+  const withState = async (fn: (records: () => string[]) => Promise<void>) => {
+    const saved = process.env.XDG_STATE_HOME;
+    const state = tempDir();
+    process.env.XDG_STATE_HOME = state;
+    const dir = path.join(state, "tollgate", "journals");
+    try {
+      await fn(() => (existsSync(dir) ? readdirSync(dir) : []));
+    } finally {
+      if (saved === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = saved;
+    }
+  };
+
+  it("a run that applies nothing leaves no record; one that applies has the record before its journal and none after", async () => {
+    await withState(async (records) => {
+      const idle = new Workspace({ root: tree() });
+      idle.transaction.prepare();
+      await idle.transaction.close();
+      expect(records()).toEqual([]);
+
+      const root = tree();
+      const seen: Array<string | null> = [];
+      // At every user-file rename, the journal's nonce must already be the recorded one.
+      const fs = { ...nodeWorkspaceFs, rename: async (from: string, to: string) => {
+        if (!to.endsWith("journal.json")) seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(realRoot(root)) ? "ok" : null);
+        return nodeWorkspaceFs.rename(from, to);
+      } };
+      const ws = new Workspace({ root, fs });
+      ws.transaction.prepare();
+      const tx = ws.transaction.beginAction();
+      await ws.apply(await ws.stage([{ path: "a.ts", content: "A\n" }, { path: "b.ts", content: "B\n" }]));
+      expect((await tx.end()).error).toBeUndefined();
+      await ws.transaction.close();
+      expect(seen).toEqual(["ok", "ok"]);
+      expect(records()).toEqual([]);
+      expect([read(root, "a.ts"), existsSync(journalPath(root))]).toEqual(["A\n", false]);
+    });
+  });
+
+  it("a journal kept after a failed rollback keeps its record, so recover honours it", async () => {
+    await withState(async (records) => {
+      const root = tree();
+      // the journal (writeNew, rename), a.ts's temp file; its rename is done and reported failed,
+      // and so is everything after it: the rollback cannot restore a.ts
+      const ws = new Workspace({ root, fs: faultyFs({ failAt: 4, count: Infinity, when: "after" }).fs });
+      ws.transaction.prepare();
+      const tx = ws.transaction.beginAction();
+      const err = await ws.apply(await ws.stage([{ path: "a.ts", content: "A\n" }])).catch((e: unknown) => e);
+      expect((await tx.end(err)).error).toBeInstanceOf(RollbackError);
+      await ws.transaction.close();
+      expect(records()).toHaveLength(1);
+      expect((await recover(root)).found).toBe(true);
+      expect(read(root, "a.ts")).toBe("a\n");
+      expect(records()).toEqual([]);
+    });
   });
 });
