@@ -145,11 +145,18 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         const files = discovery.files;
         const workers = pool.workersFor(files.length);
 
-        // What a changed file keeps until staging is its edit against the text the transform saw
-        // and that text's sha256 (staging checks it: a file changed meanwhile is an error, not a
-        // change staged against the wrong text); texts are held only while their file is in flight.
+        // A changed file is staged as soon as its result arrives (while the workers run the
+        // others): its edit against the text the transform saw and that text's sha256 (staging
+        // checks it: a file changed meanwhile is an error, not a change staged against the wrong
+        // text); texts are held only while their file is in flight. The changes are assembled in
+        // file order afterwards, so the order results arrive in changes nothing.
         const inFlight = new Map<string, { text: string; sha256: string }>();
-        const requests = new Map<number, EditRequest>();
+        const staging = new Map<number, Promise<{ changes: FileChange[] } | { stale: true } | { error: unknown }>>();
+        const stage = (request: EditRequest) =>
+          host.workspace.stageEdits([request]).then(
+            (changes) => ({ changes }),
+            (error: unknown) => (error instanceof StaleError ? { stale: true as const } : { error }),
+          );
         const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
         let done = 0;
         let lastUpdate = 0;
@@ -171,7 +178,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
               const seen = inFlight.get(rel);
               inFlight.delete(rel);
               if (outcome.type === "done" && outcome.status === "changed" && seen) {
-                requests.set(index, { path: rel, beforeSha256: seen.sha256, edits: editBetween(seen.text, outcome.output!) });
+                staging.set(index, stage({ path: rel, beforeSha256: seen.sha256, edits: editBetween(seen.text, outcome.output!) }));
                 delete outcome.output;
               }
               outcomes[index] = outcome;
@@ -214,14 +221,12 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
           else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
         });
         for (const i of changed) {
-          try {
-            changes.push(...(await host.workspace.stageEdits([requests.get(i)!])));
-          } catch (err) {
-            if (!(err instanceof StaleError)) throw err;
-            errors.push({ path: files[i]!.rel, error: "The file changed while the transform ran; run the step again" });
-          }
+          const staged = await staging.get(i)!;
+          if ("error" in staged) throw staged.error;
+          if ("stale" in staged) errors.push({ path: files[i]!.rel, error: "The file changed while the transform ran; run the step again" });
+          else changes.push(...staged.changes);
         }
-        requests.clear();
+        staging.clear();
         const { jscodeshiftVersion } = pool;
         const details: JscodeshiftDetails = {
           jscodeshift: { version: jscodeshiftVersion() },

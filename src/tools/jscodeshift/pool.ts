@@ -6,7 +6,9 @@
  * - A bounded number of workers (defaultThreads: memory bounds it), fewer for few files
  *   (workersFor). The worker a transform was checked in waits for its step (unref'd: it never
  *   keeps the process alive, and exits when tollgate does, as its IPC channel closes); a step's
- *   workers end with the step, and it waits for them to exit.
+ *   workers end with the step, and it waits for them to exit (close()). A worker left with no
+ *   file to take is closed at once (its exit overlaps the other workers' last files; a file
+ *   that must run again later gets a fresh worker).
  * - Processes, as jscodeshift's own workers, not threads: a worker's working directory is the
  *   workspace root, so a transform resolving paths against process.cwd() (or opening
  *   fileInfo.path as given) finds the workspace's files, while tollgate's own working directory
@@ -273,6 +275,8 @@ function loadTimeout(fileTimeoutMs: number): number {
 
 export class TransformPool {
   readonly #slots: Slot[] = [];
+  /** Exits of closed workers not yet waited for (close() waits for them). */
+  readonly #closing = new Set<Promise<void>>();
   #nextId = 0;
   #script: string | undefined;
   readonly #jscodeshiftWorker = jscodeshiftWorkerPath();
@@ -302,6 +306,13 @@ export class TransformPool {
 
   #retire(slot: Slot): void {
     slot.kill(new Error("jscodeshift worker retired"));
+  }
+
+  /** Starts ending `slot`; close() waits for its exit. */
+  #release(slot: Slot): void {
+    const exited = slot.close();
+    this.#closing.add(exited);
+    void exited.finally(() => this.#closing.delete(exited));
   }
 
   #idle(): void {
@@ -351,6 +362,8 @@ export class TransformPool {
     const retry: number[] = [];
     const sources = new Map<number, string>();
     const held = new Map<Slot, number>();
+    // Workers closed because nothing was left for them (not deaths: never counted or replaced as such).
+    const released = new Set<Slot>();
     let next = 0;
     let settled = 0;
     let respawns = 0;
@@ -377,15 +390,17 @@ export class TransformPool {
         }
       };
       const take = (): number | undefined => (retry.length > 0 ? retry.shift() : next < files.length ? next++ : undefined);
+      const waiting = () => retry.length + (files.length - next);
       const release = (slot: Slot) => held.set(slot, (held.get(slot) ?? 1) - 1);
       // Live workers; a dead one is replaced (loading the transform first) while replacements last.
       const live = (): Slot[] => {
         for (let i = slots.length - 1; i >= 0; i--) {
           if (!slots[i]!.dead) continue;
-          lastDeath = slots[i]!.dead!.message;
+          if (!released.has(slots[i]!)) lastDeath = slots[i]!.dead!.message;
           slots.splice(i, 1);
         }
-        while (slots.length < n && respawns < maxRespawns) {
+        // Replacements only for files that wait (the busy workers keep theirs).
+        while (slots.length < n && slots.length < waiting() && respawns < maxRespawns) {
           respawns++;
           const s = this.#spawn(cwd);
           s.ref(true);
@@ -402,7 +417,7 @@ export class TransformPool {
         if (stopped) return;
         const alive = live();
         for (const s of alive) fill(s);
-        if (alive.length === 0) failRest();
+        if (alive.length === 0 && waiting() > 0) failRest();
       };
       const send = (slot: Slot, index: number, source: string) => {
         const id = ++this.#nextId;
@@ -451,18 +466,25 @@ export class TransformPool {
       };
       const fill = (slot: Slot) => {
         while (!stopped && !slot.dead && (held.get(slot) ?? 0) < IN_FLIGHT && feed(slot));
+        if (stopped || slot.dead || (held.get(slot) ?? 0) > 0 || waiting() > 0) return;
+        // Nothing left for this worker: it ends now, while the others finish their files.
+        released.add(slot);
+        this.#release(slot);
       };
       for (const slot of slots) fill(slot);
-    }).finally(async () => {
-      // The step's workers end with it and are waited for: nothing of tollgate runs on after
-      // it exits, and its CPU time and memory are the workers' too. A later step starts afresh
-      // (a worker with a cached transform starts in a fraction of a second).
-      await Promise.all([...this.#slots].map((s) => s.close()));
+    }).finally(() => {
+      // The step's workers end with it; close() waits for their exits (the caller's step does,
+      // after staging: nothing of tollgate runs on after it exits, and its CPU time and memory
+      // are the workers' too). A later step starts afresh (a worker with a cached transform
+      // starts in a fraction of a second).
+      for (const s of [...this.#slots]) this.#release(s);
     });
   }
 
+  /** Ends every worker and waits until each has exited (those closed earlier included). */
   async close(): Promise<void> {
-    await Promise.all(this.#slots.splice(0).map((s) => s.close()));
+    for (const s of this.#slots.splice(0)) this.#release(s);
+    await Promise.all([...this.#closing]);
   }
 }
 
