@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import type { SpillStore } from "../spill/store.js";
 import type { FileChange, TextEdit } from "../session/types.js";
 import { sha256 } from "../util/hash.js";
@@ -16,6 +17,25 @@ export function applyEdits(text: string, edits: readonly TextEdit[]): string | u
     pos = e.end;
   }
   return pos === 0 && edits.length === 0 ? text : out + text.slice(pos);
+}
+
+/**
+ * applyEdits done on a file's bytes when they are ASCII text (no NUL in the part read for the
+ * binary check): UTF-16 offsets are byte offsets then, so the new content is made without
+ * decoding the file or encoding the result, byte for byte what the text path writes. Undefined
+ * for any other file or for edits that do not fit: the text path then decides.
+ */
+export function applyEditsToAscii(bytes: Uint8Array, edits: readonly TextEdit[]): Buffer | undefined {
+  if (!isAscii(bytes) || bytes.subarray(0, 8000).includes(0)) return undefined;
+  const parts: Uint8Array[] = [];
+  let pos = 0;
+  for (const e of edits) {
+    if (!(e.start >= pos && e.end >= e.start && e.end <= bytes.length) || typeof e.text !== "string") return undefined;
+    parts.push(bytes.subarray(pos, e.start), Buffer.from(e.text, "utf8"));
+    pos = e.end;
+  }
+  parts.push(bytes.subarray(pos));
+  return Buffer.concat(parts);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { BlockedError, StaleError, messageOf } from "../errors.js";
 import type { FileChange, TextEdit } from "../session/types.js";
-import { applyEdits, buildChange } from "./change.js";
+import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { newNonce, removeRecord, writeRecord, writeRecordAsync } from "./journal-record.js";
@@ -261,6 +261,12 @@ export class RunTransaction {
       await this.#persist();
       scope.wrote = true;
       const writeStep = async (step: WriteStep): Promise<FileChange> => {
+        // A change as staged on a file of ASCII text is written from the bytes in hand.
+        const ascii = !step.rebased && step.original.existed && step.edits !== null ? applyEditsToAscii(step.original.bytes!, step.edits) : undefined;
+        if (ascii) {
+          await this.#files.replace(step.real, ascii, step.original.mode);
+          return step.change;
+        }
         const before = step.original.existed ? textOf(step.original, step.rel) : null;
         const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
         if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
