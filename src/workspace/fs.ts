@@ -51,19 +51,29 @@ export const nodeWorkspaceFs: WorkspaceFs = {
       if (typeof data === "string") writeAll(fd, Buffer.from(data, "utf8"));
       else if (data instanceof Uint8Array) writeAll(fd, data);
       else {
+        // Small pieces are gathered; a large one (a file's base64) is written as it is.
         let pending: string[] = [];
         let size = 0;
+        const flush = () => {
+          if (size > 0) writeAll(fd, Buffer.from(pending.length === 1 ? pending[0]! : pending.join(""), "utf8"));
+          pending = [];
+          size = 0;
+        };
         for (const chunk of data) {
+          if (chunk.length >= WRITE_BATCH) {
+            flush();
+            writeAll(fd, Buffer.from(chunk, "utf8"));
+            await breathe();
+            continue;
+          }
           pending.push(chunk);
           size += chunk.length;
           if (size >= WRITE_BATCH) {
-            writeAll(fd, Buffer.from(pending.join(""), "utf8"));
-            pending = [];
-            size = 0;
+            flush();
             await breathe();
           }
         }
-        if (size > 0) writeAll(fd, Buffer.from(pending.join(""), "utf8"));
+        flush();
       }
       if (options.mode !== undefined) fchmodSync(fd, options.mode);
       if (options.flush) fsyncSync(fd);

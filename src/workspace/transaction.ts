@@ -206,13 +206,13 @@ export class RunTransaction {
   async apply(changes: readonly FileChange[]): Promise<FileChange[]> {
     if (this.#broken) throw new Error(this.#broken);
     const view = this.#view;
-    view.assertWritable(changes);
+    const where = view.assertWritable(changes);
     const plan: WriteStep[] = [];
     const stale: string[] = [];
     const overlapping: string[] = [];
     const seen = new Set<string>();
-    const targets = changes.map((change) => {
-      const { real, rel, realRel } = view.contain(change.path);
+    const targets = changes.map((change, i) => {
+      const { real, rel, realRel } = where[i]!;
       if (seen.has(realRel)) throw new Error(`File changed twice in one apply: ${rel}`);
       seen.add(realRel);
       return { change, real, rel, realRel };

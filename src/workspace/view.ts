@@ -214,13 +214,18 @@ export class TreeView {
     return changes;
   }
 
-  /** Paths of `changes` that must not be written: throws BlockedError naming them. */
-  assertWritable(changes: readonly Pick<FileChange, "path">[]): void {
+  /**
+   * Paths of `changes` that must not be written: throws BlockedError naming them. Returns where
+   * each one is (`contain`), in order, for a caller about to write them.
+   */
+  assertWritable(changes: readonly Pick<FileChange, "path">[]): Contained[] {
     const blocked: string[] = [];
-    for (const change of changes) {
-      const { rel, realRel } = this.contain(change.path);
-      if (this.#isProtected(rel) || this.#isProtected(realRel)) blocked.push(rel);
-    }
+    const contained = changes.map((change) => {
+      const c = this.contain(change.path);
+      if (this.#isProtected(c.rel) || this.#isProtected(c.realRel)) blocked.push(c.rel);
+      return c;
+    });
     if (blocked.length > 0) throw new BlockedError(`Refusing to write protected path(s): ${blocked.join(", ")}`, blocked);
+    return contained;
   }
 }
