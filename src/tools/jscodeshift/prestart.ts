@@ -10,7 +10,8 @@
  * whose step is refused, costs one idle worker's start-up. Nothing is loaded for other recipes
  * but this module.
  */
-import { readFileSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularFileSync } from "../../util/regular.js";
 
 // `tool: jscodeshift` in block or flow style, quoted or not (YAML or JSON).
 const NAMES_TOOL = /\btool["']?\s*:\s*["']?jscodeshift["']?\s*(?:[,}#]|$)/m;
@@ -19,7 +20,12 @@ const MAX_RECIPE_BYTES = 1024 * 1024;
 export async function prestartFor(recipePath: string, cwd: string): Promise<void> {
   let text: string;
   try {
-    const bytes = readFileSync(recipePath);
+    // Only a regular file of a recipe's size is looked at (an endless device, a FIFO or a huge
+    // file is the recipe loader's to refuse, with its message); the read refuses what is not
+    // a regular file by then.
+    const st = statSync(recipePath, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > MAX_RECIPE_BYTES) return;
+    const bytes = readRegularFileSync(recipePath);
     if (bytes.byteLength > MAX_RECIPE_BYTES) return;
     text = bytes.toString("utf8");
   } catch {
