@@ -10,8 +10,7 @@
  * whose step is refused, costs one idle worker's start-up. Nothing is loaded for other recipes
  * but this module.
  */
-import { statSync } from "node:fs";
-import { readRegularFileSync } from "../../util/regular.js";
+import { readFileSync } from "node:fs";
 
 // `tool: jscodeshift` in block or flow style, quoted or not (YAML or JSON).
 const NAMES_TOOL = /\btool["']?\s*:\s*["']?jscodeshift["']?\s*(?:[,}#]|$)/m;
@@ -20,12 +19,7 @@ const MAX_RECIPE_BYTES = 1024 * 1024;
 export async function prestartFor(recipePath: string, cwd: string): Promise<void> {
   let text: string;
   try {
-    // Only a regular file of a recipe's size is looked at (an endless device, a FIFO or a huge
-    // file is the recipe loader's to refuse, with its message); the read refuses what is not
-    // a regular file by then.
-    const st = statSync(recipePath, { throwIfNoEntry: false });
-    if (!st?.isFile() || st.size > MAX_RECIPE_BYTES) return;
-    const bytes = readRegularFileSync(recipePath);
+    const bytes = readFileSync(recipePath);
     if (bytes.byteLength > MAX_RECIPE_BYTES) return;
     text = bytes.toString("utf8");
   } catch {
