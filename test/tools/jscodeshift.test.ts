@@ -354,35 +354,3 @@ describe("jscodeshift tool", () => {
     expect(uses.stderr).toContain("LOADED");
   });
 });
-
-describe("jscodeshift workers started before the recipe is loaded", () => {
-  it("a recipe naming the tool gets one worker in the workspace root, which its step adopts; other recipes none", async () => {
-    const { prestartFor } = await import("../../src/tools/jscodeshift/prestart.js");
-    const { sharedPool } = await import("../../src/tools/jscodeshift/pool.js");
-    const root = await testdir({
-      "t.cjs": RENAME_CJS,
-      "a.js": "foo;\n",
-      "uses.yaml": recipe(`  - tool: "jscodeshift"\n    with: { transform: t.cjs, path: a.js }\n`),
-      "flow.yaml": `version: 1\nsteps: [{tool: jscodeshift, with: {transform: t.cjs}}]\n`,
-      "other.yaml": recipe(`  - tool: write\n    with: { path: jscodeshift.txt, content: "tool: jscodeshift-ish" }\n`),
-    });
-    const pool = sharedPool();
-    expect(pool.size).toBe(0);
-    await prestartFor(path.join(root, "other.yaml"), root);
-    await prestartFor(path.join(root, "missing.yaml"), root);
-    expect(pool.size).toBe(0);
-    await prestartFor(path.join(root, "flow.yaml"), root);
-    expect(pool.size).toBe(1);
-    await prestartFor(path.join(root, "uses.yaml"), root);
-    expect(pool.size).toBe(1); // one per workspace
-    // The step's check loads its transform in that worker: no second one is started.
-    const { resolveTransform } = await import("../../src/tools/jscodeshift/resolve.js");
-    expect((await pool.load(resolveTransform("t.cjs", root, root), root)).isFunction).toBe(true);
-    expect(pool.size).toBe(1);
-    const t = makeHost(root);
-    const { details } = await t.call("jscodeshift", { transform: "t.cjs", path: "a.js" });
-    expect(details.changed).toEqual(["a.js"]);
-    expect(stagedText(root, t.actions[0]!.changes![0]!)).toBe("bar;\n");
-    expect(pool.size).toBe(0); // the step's workers, the adopted one included, ended with it
-  });
-});

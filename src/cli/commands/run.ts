@@ -111,8 +111,6 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
     throw new InputError(missing.map((f) => ({ message: `${f}: no such file (files named on the command line are relative to the workspace root ${cwd}: --cwd, default the working directory)` })));
   }
   const shard = parseShard(args.shard);
-  // A jscodeshift step's first worker boots while the runner loads (tools/jscodeshift/prestart.ts).
-  await (await import("../../tools/jscodeshift/prestart.js")).prestartFor(path.resolve(recipe), cwd);
   const { loadApprovalsFile } = await import("../approvals.js");
   const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
   const input: RunInput = {

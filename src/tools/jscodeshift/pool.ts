@@ -336,15 +336,6 @@ export class TransformPool {
     }
   }
 
-  /**
-   * Starts one worker in `cwd` (unless one is there) before any transform is known: it boots
-   * while tollgate loads the recipe, and the step's check adopts it (./prestart.ts).
-   */
-  prestart(cwd: string): void {
-    if (this.#slots.some((s) => s.cwd === cwd)) return;
-    this.#spawn(cwd).ref(false);
-  }
-
   /** Starts `n` workers holding the transform (a step that will run soon), without waiting. */
   prewarm(mod: TransformModule, cwd: string, n: number, fileTimeoutMs = DEFAULT_FILE_TIMEOUT_MS): void {
     for (const s of this.#slotsFor(mod, n, cwd)) {
@@ -488,11 +479,6 @@ export class TransformPool {
       // starts in a fraction of a second).
       for (const s of [...this.#slots]) this.#release(s);
     });
-  }
-
-  /** Workers alive and not closing (started, loading or holding transforms). */
-  get size(): number {
-    return this.#slots.length;
   }
 
   /** Ends every worker and waits until each has exited (those closed earlier included). */
