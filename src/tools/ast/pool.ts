@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { ToolError } from "../../errors.js";
-import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileResult } from "./engine.js";
+import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileFind, type FileResult } from "./engine.js";
 import { loadNapi } from "./langs.js";
 import { NativeFinder } from "./native.js";
 import { turnDue } from "./reclaim.js";
@@ -144,7 +144,7 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   const queue = new FileQueue(files, options.sizes);
   const parse = limitedParse(napiParseAsync(napi), threads);
   const native = NATIVE ? new NativeFinder(napi, threads) : undefined;
-  const finder = native && ((abs: string, lang: string, text: string, c: Parameters<NativeFinder["find"]>[3]) => native.find(abs, lang, text, c));
+  const finder: FileFind | undefined = native && native.find.bind(native);
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
   let waiting: Array<() => void> = [];
   const wake = () => {

@@ -259,13 +259,16 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
   // an ERROR node: with no such op and no rule object, an ERROR node found is only an error.
   const patternsOnly = active.every((i) => !ops[i]!.config && !/^\s*\$(?:\$\$)?[A-Za-z_][A-Za-z0-9_]*\s*$/.test(ops[i]!.pat));
+  /** Records the node's range if it is an ERROR node; says whether it is one. */
+  const noteError = (node: SgNode): boolean => {
+    if (node.kind() !== "ERROR") return false;
+    const r = node.range();
+    errors.push([r.start.index + offset, r.end.index + offset]);
+    return true;
+  };
   const visit = (node: SgNode) => {
-    const isError = node.kind() === "ERROR";
-    if (isError) {
-      const r = node.range();
-      errors.push([r.start.index + offset, r.end.index + offset]);
-      if (patternsOnly) return;
-    }
+    const isError = noteError(node);
+    if (isError && patternsOnly) return;
     let first = -1;
     for (let k = 0; k < configs.length; k++) {
       if (node.getMatch(idOf[k]!)) {
@@ -299,11 +302,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   const visitAsking = (node: SgNode) => {
-    const isError = node.kind() === "ERROR";
-    if (isError) {
-      const r = node.range();
-      errors.push([r.start.index + offset, r.end.index + offset]);
-    }
+    const isError = noteError(node);
     for (let k = 0; k < configs.length; k++) {
       if (!node.matches(configs[k] as never)) continue;
       const self = configs.length === 1 && plain[k] && !isError ? node : node.find(configs[k] as never);
