@@ -4,7 +4,7 @@
  * one mark per case, valid cases first), with snapshots written by `ast-grep test -U`, without
  * any, and with one made wrong; `--update` writes snapshots that ast-grep accepts.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -93,7 +93,7 @@ describe("tollgate test sgconfig.yml", () => {
     expect(cli).toEqual(["FAIL debugger-in-fn  .W", "FAIL no-var  .N.M", "PASS labelled  .", "PASS no-console  ..", "PASS py-none  ..", "PASS to-upper  ..."]);
   }, 60_000);
 
-  it("invalid test files and unknown rule ids are exit 2 with their place", async () => {
+  it("invalid test files are exit 2 with their place", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-rule-tests-"));
     onTestFinished(() => rm(root, { recursive: true, force: true }));
     const dir = await copy(root, "bad");
@@ -101,6 +101,24 @@ describe("tollgate test sgconfig.yml", () => {
     const r = await tgTest(dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('rule-tests/bad-test.yml:3:1: Unknown key "bogus" in rule test');
-    expect(r.stderr).toContain('rule test "nope": no rule with this id');
   }, 30_000);
+
+  it("a test whose id names no rule is skipped, as ast-grep test skips it, and fails nothing", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "tollgate-rule-tests-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(path.join(dir, "rules"));
+    await mkdir(path.join(dir, "tests"));
+    await writeFile(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests\n");
+    await writeFile(path.join(dir, "rules/log.yml"), "id: no-log\nlanguage: javascript\nrule: { pattern: console.log($A) }\n");
+    await writeFile(path.join(dir, "tests/log-test.yml"), "id: no-log\nvalid: ['let a = 1']\n");
+    await writeFile(path.join(dir, "tests/gone-test.yml"), "id: gone\nvalid: ['x']\ninvalid: ['y']\n");
+    const cli = await execa(SG, ["test"], { cwd: dir, reject: false, env: { NO_COLOR: "1" } });
+    expect(cli.stdout).toContain("Configuration not found! gone");
+    const tg = await tgTest(dir);
+    expect(tg.stderr).toContain("SKIP gone  (no rule with this id in the sgconfig's ruleDirs)");
+    expect(tg.lines).toContain("PASS no-log  .");
+    expect(tg.stderr).not.toContain("invalid");
+    expect(tg.code).toBe(cli.exitCode);
+    expect(tg.code).toBe(0);
+  }, 60_000);
 });

@@ -85,6 +85,10 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     // not a metavariable: rules that cannot say which node kinds they match
     ["no-kinds", 'rule: { pattern: "$A", has: { kind: identifier } }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
     ["no-kinds-any", 'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    // utility ids holding characters reserved for parameterized utilities (ast-grep-essentials
+    // names utils after the code they match)
+    ["util-id-call", 'utils:\n  "foo(...)": { pattern: "foo($$$)" }\nrule: { matches: "foo(...)" }', "Utility id `foo(...)` contains reserved characters."],
+    ["util-id-eq", 'utils:\n  debug=True: { kind: number }\nrule: { kind: number }', "Utility id `debug=True` contains reserved characters."],
   ];
   it("refuses, as the CLI does, a rule reading a metavariable it does not define or matching no known kinds (positioned, exit 2)", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-undef-"));

@@ -174,11 +174,21 @@ function checkRuleMap(ctx: CheckCtx, node: Node | null | undefined, what: string
   const map = entries(ctx, node, what);
   if (!map) return undefined;
   const out: Record<string, RuleObject> = {};
-  for (const [name, { value }] of map) {
+  for (const [name, { key, value }] of map) {
+    if (what === "utils") checkUtilId(ctx, key, name);
     const r = checkRule(ctx, value, `${what}.${name}`);
     if (r) out[name] = r;
   }
   return out;
+}
+
+/**
+ * ast-grep refuses a utility id that is empty or holds `(`, `)`, `,` or `=` (reserved for
+ * parameterized utilities: crates/config/src/rule/parameterized_util.rs); napi says only that
+ * "`utils` is not configured correctly", so the id is checked here with the CLI's words.
+ */
+function checkUtilId(ctx: CheckCtx, at: Node, id: string): void {
+  if (id === "" || /[(),=]/.test(id)) issue(ctx, at, `Utility id \`${id}\` contains reserved characters.`);
 }
 
 function checkRewriters(ctx: CheckCtx, node: Node | null | undefined): Rewriter[] | undefined {
@@ -336,6 +346,7 @@ function readUtils(dirs: string[], displayBase: string, issues: Issue[]): Global
         const id = map.get("id") ? str(ctx, map.get("id")!.value, "id") : undefined;
         const language = map.get("language") ? str(ctx, map.get("language")!.value, "language") : undefined;
         if (!id) issue(ctx, root, "utility rule needs an id");
+        else checkUtilId(ctx, map.get("id")!.value as Node, id);
         if (!language) issue(ctx, root, "utility rule needs a language");
         const rule = map.get("rule") ? checkRule(ctx, map.get("rule")!.value, "rule") : undefined;
         if (!map.has("rule")) issue(ctx, root, "utility rule needs a `rule` object");
