@@ -62,6 +62,8 @@ export interface RuleTestResult {
 export interface RuleTestRun {
   results: RuleTestResult[];
   issues: Issue[];
+  /** Keys of the rules that ast-grep ignores (unknown keys inside relational rules). */
+  warnings: Issue[];
   summary: { passed: number; failed: number; updated: number; skipped: number; cases: number };
   /** 0 all passed, 1 a case failed, 2 invalid config or tests. */
   exitCode: number;
@@ -111,7 +113,7 @@ function docsOf(file: string, shown: string, issues: Issue[]): Array<{ ctx: Chec
       }
       continue;
     }
-    if (doc.contents) out.push({ ctx: { file: shown, lines, issues }, root: doc.contents as Node });
+    if (doc.contents) out.push({ ctx: { file: shown, lines, issues, warnings: [] }, root: doc.contents as Node });
   }
   return out;
 }
@@ -206,6 +208,7 @@ export interface RuleTestOptions {
 
 export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRun> {
   const issues: Issue[] = [];
+  const warnings: Issue[] = [];
   const configFile = path.resolve(options.config);
   const config = readProjectConfig(configFile, options.displayBase, issues);
   const done = (results: RuleTestResult[]): RuleTestRun => {
@@ -218,7 +221,7 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
       skipped: results.filter((r) => r.skipped).length,
       cases: all.length,
     };
-    return { results, issues, summary, exitCode: issues.length > 0 ? 2 : failedRules > 0 ? 1 : 0 };
+    return { results, issues, warnings, summary, exitCode: issues.length > 0 ? 2 : failedRules > 0 ? 1 : 0 };
   };
   if (!config) return done([]);
   if (config.testConfigs.length === 0) {
@@ -230,6 +233,7 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
   try {
     const set = await loadRuleSet({ baseDir: path.dirname(configFile), displayBase: options.displayBase, config: configFile });
     rules = set.rules;
+    warnings.push(...set.warnings);
     skipped = new Map(set.skipped.map((s) => [s.id, s.reason]));
   } catch (err) {
     if (err instanceof InputError) issues.push(...err.issues);

@@ -30,6 +30,8 @@ export type AstScanParams = Static<typeof astScanParameters>;
 export interface AstScanDetails {
   rules: number;
   skippedRules: Array<{ id: string; language: string; reason: string; file: string }>;
+  /** Keys of the rules that ast-grep ignores (unknown keys inside relational rules), file:line:col first. */
+  ignoredKeys?: string[];
   filesSearched: number;
   findings: Finding[];
   counts: { error: number; warning: number; info: number; hint: number };
@@ -87,6 +89,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         if (err instanceof InputError) throw new ToolError(err.issues.map(formatIssue).join("\n"));
         throw err;
       }
+      for (const w of set.warnings) host.logger.warn(formatIssue(w));
       const filter = params.filter !== undefined ? new RegExp(params.filter, "u") : undefined;
       const rules = set.rules.filter((r) => r.severity !== "off" && (!filter || filter.test(r.id)));
       const out = await runScan({
@@ -135,6 +138,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       const details: AstScanDetails = {
         rules: rules.length,
         skippedRules: set.skipped.map((s) => ({ id: s.id, language: s.language, reason: s.reason, file: s.origin.file })),
+        ...(set.warnings.length ? { ignoredKeys: set.warnings.map(formatIssue) } : {}),
         filesSearched: out.filesSearched,
         findings: out.findings,
         counts,
@@ -164,6 +168,7 @@ function resultText(d: AstScanDetails, limit: number): string {
     lines.push("", "Skipped rules:");
     for (const s of d.skippedRules) lines.push(`  ${s.id} (${s.file}): ${s.reason}`);
   }
+  if (d.ignoredKeys?.length) lines.push("", "Ignored keys:", ...d.ignoredKeys.map((k) => `  ${k}`));
   for (const u of d.unreadable ?? []) lines.push(`Skipped ${u.path}: ${u.reason}`);
   if (d.parseIssues?.length) {
     lines.push(

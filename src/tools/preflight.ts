@@ -15,7 +15,7 @@ export interface PreflightIssue {
   warning?: boolean;
 }
 
-export type Preflight = (params: Record<string, unknown>, ctx: { cwd: string }) => Promise<PreflightIssue[]>;
+export type Preflight = (params: Record<string, unknown>, ctx: { cwd: string; recipeDir?: string }) => Promise<PreflightIssue[]>;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -74,7 +74,26 @@ const PATTERNS: Readonly<Record<string, PatternsOf>> = {
   ast_grep: (p) => (Array.isArray(p.pat) ? p.pat : []).flatMap((pat, i) => (typeof pat === "string" && pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : [])),
 };
 
-export const PREFLIGHTS: Readonly<Record<string, Preflight>> = Object.fromEntries(Object.entries(PATTERNS).map(([tool, of]) => [tool, astPreflight(of)]));
+/**
+ * ast_scan: the keys its rules hold that ast-grep ignores, as warnings at the step's `config` or
+ * `rules` (each message starts with the rule file's place). The rule set's errors are the tool's
+ * own check's (exit 2 before this runs).
+ */
+const scanPreflight: Preflight = async (params, ctx) => {
+  const [{ ruleSetOf }, { formatIssue, InputError }] = await Promise.all([import("./ast-scan.js"), import("../errors.js")]);
+  try {
+    const set = await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params as never);
+    return set.warnings.map((w) => ({ at: [params.config !== undefined ? "config" : "rules"], message: formatIssue(w), warning: true }));
+  } catch (err) {
+    if (err instanceof InputError) return [];
+    throw err;
+  }
+};
+
+export const PREFLIGHTS: Readonly<Record<string, Preflight>> = {
+  ...Object.fromEntries(Object.entries(PATTERNS).map(([tool, of]) => [tool, astPreflight(of)])),
+  ast_scan: scanPreflight,
+};
 
 /**
  * What `run`, `plan` and `apply` check before a step runs (SPEC 3.1, 5): the language and the

@@ -120,4 +120,62 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       }
     }
   }, 60_000);
+
+  // Where ast-grep's parser ignores an unknown key and where it refuses one (published rules have
+  // both: ast-grep's catalog puts `parent:` in an `inside` and `language:` in a rewriter).
+  const IGNORED: Array<[string, string, string]> = [
+    ["inside", 'rule: { pattern: "foo($A)", inside: { kind: call_expression, stopBy: end, parent: x } }', 'Unknown key "parent" in inside is ignored'],
+    ["has-typo", 'rule: { kind: call_expression, has: { kind: number, stopby: end } }', 'Unknown key "stopby" in has is ignored'],
+    ["rewriter", 'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, language: js, rule: { kind: number }, fix: "N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: bar($R)', 'Unknown key "language" in rewriter is ignored'],
+    ["fix-object", 'rule: { pattern: "foo($A)" }\nfix: { template: "bar($A)", expandend: x }', 'Unknown key "expandend" in fix is ignored'],
+    ["transform", 'rule: { pattern: "foo($A)" }\ntransform:\n  B: { substring: { source: $A, startChar: 0, bogus: 1 } }\nfix: bar($B)', 'Unknown key "bogus" in transform.B.substring is ignored'],
+  ];
+  const REFUSED: Array<[string, string, string]> = [
+    ["rule-object", 'rule: { pattern: "foo($A)", bogus: 1 }', 'Unknown key "bogus" in rule'],
+    ["in-all", 'rule: { all: [ { pattern: "foo($A)", bogus: 1 } ] }', 'Unknown key "bogus" in all[0]'],
+    ["stopBy-rule", 'rule: { pattern: "foo($A)", inside: { kind: call_expression, stopBy: { kind: program, bogus: 1 } } }', 'Unknown key "bogus" in inside.stopBy'],
+    ["top-level", 'rule: { pattern: "foo($A)" }\nfixx: bar', 'Unknown key "fixx" in rule'],
+  ];
+  it("ignores, with a warning at its place, an unknown key where the CLI ignores it, and refuses one where the CLI refuses it", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-keys-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const setup = async (dir: string, name: string, body: string) => {
+      await mkdir(path.join(dir, "rules"), { recursive: true });
+      await mkdir(path.join(dir, "src"), { recursive: true });
+      await writeFile(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\n");
+      await writeFile(path.join(dir, "src/a.js"), "foo(1);\nbar(foo(2));\n");
+      await writeFile(path.join(dir, `rules/${name}.yml`), `id: ${name}\nlanguage: JavaScript\n${body}\n`);
+      await writeFile(path.join(dir, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml }\n");
+    };
+    for (const [name, body, warning] of IGNORED) {
+      const cli = path.join(root, name, "cli");
+      const tg = path.join(root, name, "tg");
+      await setup(cli, name, body);
+      await setup(tg, name, body);
+      const json = await execa(SG, ["scan", "--json=compact"], { cwd: cli, reject: false });
+      expect(json.exitCode, `${name}: ${json.stderr}`).toBe(0);
+      const cliFound = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>).map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`).sort();
+      await execa(SG, ["scan", "--update-all"], { cwd: cli, reject: false });
+      const v = await tollgate(["validate", "recipe.yaml"], { cwd: tg });
+      expect(v.code, `${name}: ${v.stderr}`).toBe(0);
+      expect(v.stderr, name).toMatch(new RegExp(`warning: rules/${name}\\.yml:\\d+:\\d+: ${warning.replace(/[.$()]/g, "\\$&")}`));
+      const run = await tollgate(["run", "recipe.yaml", "--mode", "auto-apply", "--format", "json"], { cwd: tg });
+      expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+      expect(run.stderr, name).toContain(warning);
+      const details = JSON.parse(run.stdout).steps[0].details;
+      expect(details.findings.map((f: { start: { line: number; column: number } }) => `${f.start.line}:${f.start.column}`).sort(), name).toEqual(cliFound);
+      expect(details.ignoredKeys.join("\n"), name).toContain(warning);
+      expect(await readFile(path.join(tg, "src/a.js"), "utf8"), name).toBe(await readFile(path.join(cli, "src/a.js"), "utf8"));
+    }
+    for (const [name, body, error] of REFUSED) {
+      const dir = path.join(root, name);
+      await setup(dir, name, body);
+      const cli = await execa(SG, ["scan"], { cwd: dir, reject: false });
+      expect(cli.exitCode, `${name}: ${cli.stdout}`).not.toBe(0);
+      expect(cli.stderr, name).toMatch(/unknown field `(bogus|fixx)`/);
+      const v = await tollgate(["validate", "recipe.yaml"], { cwd: dir });
+      expect(v.code, name).toBe(2);
+      expect(v.stderr, name).toMatch(new RegExp(`rules/${name}\\.yml:\\d+:\\d+: ${error.replace(/[.$()[\]]/g, "\\$&")}`));
+    }
+  }, 90_000);
 });

@@ -34,6 +34,7 @@ async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
         for (const d of ruleDetails(r)) process.stderr.write(`  ${d}\n`);
       },
     });
+    for (const w of run.warnings) process.stderr.write(`${c.yellow("warning:")} ${formatIssue(w)}\n`);
     for (const issue of run.issues) process.stderr.write(`${c.red("✗")} ${formatIssue(issue)}\n`);
     const s = run.summary;
     const parts = [c.green(`${s.passed} passed`), s.failed > 0 ? c.red(`${s.failed} failed`) : `${s.failed} failed`];

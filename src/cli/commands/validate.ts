@@ -46,7 +46,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
       for (const step of prepared.recipe.steps) {
         const check = PREFLIGHTS[step.tool];
         if (!check || prepared.tools.get(step.tool) === undefined) continue;
-        for (const issue of await check(step.with, { cwd })) {
+        for (const issue of await check(step.with, { cwd, recipeDir: path.dirname(path.resolve(args.recipe)) })) {
           const at = ["steps", step.index, "with", ...issue.at];
           const where = formatPath(at);
           const pos = locate(prepared.recipe.located, at);

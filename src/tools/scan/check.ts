@@ -1,11 +1,15 @@
 /**
  * Checks ast-grep rule YAML key by key on the YAML syntax tree, so every problem carries the
  * file:line:col of the offending key or value. Unknown keys are errors (a typo must not turn a
- * rule into one that silently matches nothing); known keys tollgate does not support are errors
- * that name them. What a key's value means (a pattern that does not parse, a util that does not
+ * rule into one that silently matches nothing), except directly inside a relational rule
+ * (`inside`, `has`, `precedes`, `follows`), where ast-grep's own parser ignores them (its
+ * Relation flattens the rule, so serde's deny_unknown_fields does not reach them) and published
+ * rules rely on that (ast-grep's catalog: `parent:` in an `inside`): there they are warnings and
+ * left out of the rule, which then means what it means to the CLI. Known keys tollgate does not
+ * support are errors that name them. What a key's value means (a pattern that does not parse, a util that does not
  * exist) is napi's to judge afterwards (rules.ts).
  */
-import { isMap, isScalar, isSeq, parse as parseYamlValue, type LineCounter, type Node, type Pair } from "yaml";
+import { isMap, isScalar, isSeq, parse as parseYamlValue, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
 
@@ -13,6 +17,8 @@ export interface CheckCtx {
   file: string;
   lines: LineCounter;
   issues: Issue[];
+  /** Unknown keys inside relational rules (ignored, as by the CLI). */
+  warnings: Issue[];
 }
 
 type YNode = Node | null | undefined;
@@ -64,6 +70,19 @@ export function onlyKeys(
   }
 }
 
+/**
+ * Warns of keys not in `known` where ast-grep's parser ignores them (objects it reads without
+ * deny_unknown_fields: a rewriter, a utility rule file, a transformation, a fix object,
+ * nthChild, a label); they mean nothing to napi either.
+ */
+export function ignoredKeys(ctx: CheckCtx, map: Map<string, { key: Node; value: YNode }>, known: readonly string[], what: string): void {
+  for (const [name, { key }] of map) {
+    if (!known.includes(name)) ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: unknownIgnored(name, what, known) });
+  }
+}
+
+const unknownIgnored = (name: string, what: string, known: readonly string[]) => `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}`;
+
 export function str(ctx: CheckCtx, node: YNode, what: string): string | undefined {
   if (isScalar(node) && typeof node.value === "string") return node.value;
   issue(ctx, node, `${what} must be a string, got ${kindOf(node)}`);
@@ -101,12 +120,24 @@ export const COMPOSITE_KEYS = ["all", "any", "not", "matches"] as const;
 export const RULE_KEYS: readonly string[] = [...ATOMIC_KEYS, ...RELATIONAL_KEYS, ...COMPOSITE_KEYS];
 const RELATION_KEYS: readonly string[] = [...RULE_KEYS, "stopBy", "field"];
 
-/** Checks a rule object (atomic, relational, composite); returns it as plain data. */
-export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: readonly string[] = []): RuleObject | undefined {
+/**
+ * Checks a rule object (atomic, relational, composite); returns it as plain data. `relation`: the
+ * object of an `inside`/`has`/`precedes`/`follows`, whose unknown keys are warned of and dropped.
+ */
+export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: readonly string[] = [], relation = false): RuleObject | undefined {
   const map = entries(ctx, node, what);
   if (!map) return undefined;
   const before = ctx.issues.length;
-  onlyKeys(ctx, map, [...RULE_KEYS, ...extra], what);
+  const known = [...RULE_KEYS, ...extra];
+  const ignored = relation ? [...map.keys()].filter((k) => !known.includes(k)) : [];
+  for (const name of ignored) {
+    const { key } = map.get(name)!;
+    ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: unknownIgnored(name, what, known) });
+    map.delete(name);
+    // Out of the YAML node too: the rule handed on is this node as plain data (the caller's too).
+    (node as YAMLMap).delete(key);
+  }
+  onlyKeys(ctx, map, known, what);
   if (map.size === 0) issue(ctx, node, `${what} is empty: it needs at least one of ${RULE_KEYS.join(", ")}`);
   for (const [name, { value }] of map) {
     switch (name) {
@@ -133,7 +164,7 @@ export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: reado
         {
           const n = entries(ctx, value, "nthChild");
           if (!n) break;
-          onlyKeys(ctx, n, ["position", "reverse", "ofRule"], "nthChild");
+          ignoredKeys(ctx, n, ["position", "reverse", "ofRule"], "nthChild");
           if (!n.has("position")) issue(ctx, value, "nthChild needs `position`");
           const ofRule = n.get("ofRule");
           if (ofRule) checkRule(ctx, ofRule.value, "nthChild.ofRule");
@@ -192,7 +223,7 @@ function checkStopBy(ctx: CheckCtx, node: YNode, what: string): void {
 function checkRelation(ctx: CheckCtx, node: YNode, what: string): void {
   const map = entries(ctx, node, what);
   if (!map) return;
-  checkRule(ctx, node, what, ["stopBy", "field"]);
+  checkRule(ctx, node, what, ["stopBy", "field"], true);
   const stop = map.get("stopBy");
   if (stop) checkStopBy(ctx, stop.value, what);
   const field = map.get("field");
@@ -233,7 +264,7 @@ export function checkFix(ctx: CheckCtx, node: YNode): Fix | undefined {
   }
   const map = entries(ctx, node, "fix");
   if (!map) return undefined;
-  onlyKeys(ctx, map, ["template", "expandStart", "expandEnd", "title"], "fix");
+  ignoredKeys(ctx, map, ["template", "expandStart", "expandEnd", "title"], "fix");
   const t = map.get("template");
   if (!t) {
     issue(ctx, node, "fix needs `template`");
@@ -339,7 +370,7 @@ export function checkTransform(ctx: CheckCtx, node: YNode): Record<string, Trans
       }
       const im = entries(ctx, inner.value, `transform.${name}.${kind}`);
       if (!im) continue;
-      onlyKeys(ctx, im, TRANSFORM_KEYS[kind]!, `transform.${name}.${kind}`);
+      ignoredKeys(ctx, im, TRANSFORM_KEYS[kind]!, `transform.${name}.${kind}`);
       t = { [kind]: plain(inner.value) } as unknown as Transformation;
       for (const req of REQUIRED[kind]!) if (!im.has(req)) issue(ctx, inner.value, `transform.${name}.${kind} needs \`${req}\``);
       for (const [k, v] of im) {

@@ -10,7 +10,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type
 import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
-import { checkFix, checkRule, checkTransform, entries, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
+import { checkFix, checkRule, checkTransform, entries, ignoredKeys, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
@@ -32,6 +32,8 @@ export function langOfRule(name: string): LangInfo | undefined {
 export interface RuleSet {
   rules: ScanRule[];
   skipped: SkippedRule[];
+  /** Keys the rules hold that ast-grep ignores (unknown keys inside relational rules). */
+  warnings: Issue[];
   config?: ProjectConfig;
 }
 
@@ -72,13 +74,13 @@ function readText(file: string, shown: string, issues: Issue[]): string | undefi
 }
 
 /** YAML documents of a file, each with a checking context; YAML syntax errors become issues. */
-function documents(file: string, text: string, issues: Issue[]): Array<{ ctx: CheckCtx; root: Node | null }> {
+function documents(file: string, text: string, issues: Issue[], warnings: Issue[] = []): Array<{ ctx: CheckCtx; root: Node | null }> {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, strict: true, prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [];
   const out: Array<{ ctx: CheckCtx; root: Node | null }> = [];
   for (const doc of list) {
-    const ctx: CheckCtx = { file, lines, issues };
+    const ctx: CheckCtx = { file, lines, issues, warnings };
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         const p = e.linePos?.[0] ?? lines.linePos(e.pos?.[0] ?? 0);
@@ -201,7 +203,7 @@ function checkRewriters(ctx: CheckCtx, node: Node | null | undefined): Rewriter[
   for (const item of node.items) {
     const m = entries(ctx, item as Node, "rewriter");
     if (!m) continue;
-    onlyKeys(ctx, m, ["id", "rule", "constraints", "utils", "transform", "fix"], "rewriter");
+    ignoredKeys(ctx, m, ["id", "rule", "constraints", "utils", "transform", "fix"], "rewriter");
     const id = m.get("id") ? str(ctx, m.get("id")!.value, "rewriter id") : undefined;
     if (!m.has("id")) issue(ctx, item as Node, "rewriter needs id");
     if (id && ids.has(id)) issue(ctx, m.get("id")!.value, `duplicate rewriter id "${id}"`);
@@ -289,7 +291,7 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
     for (const [name, { value }] of m ?? []) {
       const lm = entries(ctx, value, `labels.${name}`);
       if (!lm) continue;
-      onlyKeys(ctx, lm, ["style", "message"], `labels.${name}`);
+      ignoredKeys(ctx, lm, ["style", "message"], `labels.${name}`);
       const style = lm.get("style") ? str(ctx, lm.get("style")!.value, "style") : undefined;
       if (style !== "primary" && style !== "secondary") issue(ctx, lm.get("style")?.value ?? value, `labels.${name}.style must be primary or secondary`);
       const msg = lm.get("message") ? str(ctx, lm.get("message")!.value, "message") : undefined;
@@ -332,17 +334,17 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
   return { rule: out, ctx, nodes, root };
 }
 
-function readUtils(dirs: string[], displayBase: string, issues: Issue[]): GlobalUtil[] {
+function readUtils(dirs: string[], displayBase: string, issues: Issue[], warnings: Issue[]): GlobalUtil[] {
   const out: GlobalUtil[] = [];
   for (const dir of dirs) {
     for (const file of listYaml(dir)) {
       const shown = show(file, displayBase);
       const text = readText(file, shown, issues);
       if (text === undefined) continue;
-      for (const { ctx, root } of documents(shown, text, issues)) {
+      for (const { ctx, root } of documents(shown, text, issues, warnings)) {
         const map = entries(ctx, root, "utility rule");
         if (!map) continue;
-        onlyKeys(ctx, map, ["id", "language", "rule", "utils"], "utility rule");
+        ignoredKeys(ctx, map, ["id", "language", "rule", "utils"], "utility rule");
         const id = map.get("id") ? str(ctx, map.get("id")!.value, "id") : undefined;
         const language = map.get("language") ? str(ctx, map.get("language")!.value, "language") : undefined;
         if (!id) issue(ctx, root, "utility rule needs an id");
@@ -441,6 +443,7 @@ export function localTransformNames(transform: NonNullable<ScanRule["transform"]
  */
 export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
   const issues: Issue[] = [];
+  const warnings: Issue[] = [];
   let config: ProjectConfig | undefined;
   const files: string[] = [];
   if (src.config !== undefined) {
@@ -456,7 +459,7 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     } else {
       // An inline rule object: re-read as YAML so it is checked the same way.
       const shown = `${src.inlineOrigin?.file ?? "recipe"} rules[${i}]`;
-      for (const { ctx, root } of documents(shown, stringify(entry), issues)) raws.push(readRule(ctx, root));
+      for (const { ctx, root } of documents(shown, stringify(entry), issues, warnings)) raws.push(readRule(ctx, root));
     }
   }
   const seen = new Set<string>();
@@ -466,9 +469,9 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     const shown = show(file, src.displayBase);
     const text = readText(file, shown, issues);
     if (text === undefined) continue;
-    for (const { ctx, root } of documents(shown, text, issues)) raws.push(readRule(ctx, root));
+    for (const { ctx, root } of documents(shown, text, issues, warnings)) raws.push(readRule(ctx, root));
   }
-  const utils = readUtils(config?.utilDirs ?? [], src.displayBase, issues);
+  const utils = readUtils(config?.utilDirs ?? [], src.displayBase, issues, warnings);
   for (const raw of raws) {
     if (!raw.rule) continue;
     const globals: Record<string, RuleObject> = {};
@@ -496,6 +499,7 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
   return {
     rules: raws.flatMap((r) => (r.rule ? [r.rule] : [])),
     skipped: raws.flatMap((r) => (r.skipped ? [r.skipped] : [])),
+    warnings,
     ...(config ? { config } : {}),
   };
 }
