@@ -15,7 +15,7 @@ import path from "node:path";
 import { isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../errors.js";
 import { ensureLanguages, loadNapi } from "../tools/ast/langs.js";
-import { entries, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
+import { entries, expandAliases, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
 import { evaluateMatch } from "../tools/scan/fix.js";
 import { loadRuleSet, napiConfigOf, readProjectConfig } from "../tools/scan/rules.js";
 import type { ScanRule } from "../tools/scan/types.js";
@@ -113,7 +113,8 @@ function docsOf(file: string, shown: string, issues: Issue[]): Array<{ ctx: Chec
       }
       continue;
     }
-    if (doc.contents) out.push({ ctx: { file: shown, lines, issues, warnings: [] }, root: doc.contents as Node });
+    const ctx: CheckCtx = { file: shown, lines, issues, warnings: [] };
+    if (doc.contents && expandAliases(ctx, doc)) out.push({ ctx, root: doc.contents as Node });
   }
   return out;
 }

@@ -178,4 +178,30 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       expect(v.stderr, name).toMatch(new RegExp(`rules/${name}\\.yml:\\d+:\\d+: ${error.replace(/[.$()[\]]/g, "\\$&")}`));
     }
   }, 90_000);
+
+  it("resolves YAML anchors and aliases as the CLI does, and refuses aliases that expand without bound (positioned, exit 2)", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "tollgate-scan-alias-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(path.join(dir, "rules"));
+    await mkdir(path.join(dir, "src"));
+    await writeFile(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\n");
+    await writeFile(path.join(dir, "src/a.js"), "foo(1);\nbar(2);\nfoo(bar(3));\n");
+    await writeFile(path.join(dir, "rules/alias.yml"), "id: alias\nlanguage: JavaScript\nrule:\n  any:\n    - &call { pattern: foo($A) }\n    - { kind: call_expression, has: { kind: number, stopBy: end }, not: *call }\n");
+    await writeFile(path.join(dir, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml }\n");
+    const json = await execa(SG, ["scan", "--json=compact"], { cwd: dir, reject: false });
+    const cli = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>).map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`).sort();
+    expect(cli.length).toBe(4);
+    const run = await tollgate(["run", "recipe.yaml", "--format", "json"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).steps[0].details.findings.map((f: { start: { line: number; column: number } }) => `${f.start.line}:${f.start.column}`).sort()).toEqual(cli);
+    // 2^24 copies of a node: refused before anything is built from it, as the CLI refuses it
+    const lines = ["a0: &a0 { kind: number }", ...Array.from({ length: 24 }, (_, i) => `a${i + 1}: &a${i + 1} { all: [*a${i}, *a${i}] }`)];
+    await writeFile(path.join(dir, "rules/alias.yml"), `id: bomb\nlanguage: JavaScript\nutils:\n${lines.map((l) => `  ${l}`).join("\n")}\nrule: { matches: a24 }\n`);
+    const bomb = await execa(SG, ["scan"], { cwd: dir, reject: false });
+    expect(bomb.exitCode).not.toBe(0);
+    const v = await tollgate(["validate", "recipe.yaml"], { cwd: dir });
+    expect(v.code, v.stderr).toBe(2);
+    expect(v.stderr).toMatch(/rules\/alias\.yml:\d+:\d+: YAML aliases expand to more than 100000 nodes: refused/);
+    expect(v.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });

@@ -9,7 +9,7 @@
  * support are errors that name them. What a key's value means (a pattern that does not parse, a util that does not
  * exist) is napi's to judge afterwards (rules.ts).
  */
-import { isMap, isScalar, isSeq, parse as parseYamlValue, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
+import { isMap, isScalar, isSeq, parse as parseYamlValue, visit, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
 
@@ -22,6 +22,35 @@ export interface CheckCtx {
 }
 
 type YNode = Node | null | undefined;
+
+/** Nodes the aliases of one YAML document may expand to (ast-grep's parser has a budget too). */
+export const ALIAS_BUDGET = 100_000;
+
+/**
+ * Replaces every alias of `doc` by a copy of its anchored node (ast-grep's YAML parser resolves
+ * aliases; the checks below see mappings, not aliases), within ALIAS_BUDGET nodes in all: a
+ * "billion laughs" document is refused at the alias that breaks the budget. The copies keep the
+ * anchored node's positions.
+ */
+export function expandAliases(ctx: CheckCtx, doc: Document.Parsed): boolean {
+  let nodes = 0;
+  let ok = true;
+  visit(doc, {
+    Alias(_key, alias) {
+      const target = alias.resolve(doc);
+      if (!target) return undefined;
+      const copy = target.clone() as Node;
+      visit(copy, { Node: () => void nodes++ });
+      if (nodes > ALIAS_BUDGET) {
+        issue(ctx, alias as unknown as Node, `YAML aliases expand to more than ${ALIAS_BUDGET} nodes: refused`);
+        ok = false;
+        return visit.BREAK;
+      }
+      return copy;
+    },
+  });
+  return ok;
+}
 
 export function posOf(ctx: CheckCtx, node: YNode | Pair): { line: number; col: number } {
   const range = (node as { range?: [number, number, number] } | null)?.range ?? ((node as Pair | null)?.key as { range?: number[] } | null)?.range;

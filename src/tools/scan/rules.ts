@@ -10,7 +10,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type
 import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
-import { checkFix, checkRule, checkTransform, entries, ignoredKeys, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
+import { checkFix, checkRule, checkTransform, entries, expandAliases, ignoredKeys, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
@@ -89,6 +89,7 @@ function documents(file: string, text: string, issues: Issue[], warnings: Issue[
       continue;
     }
     if (doc.contents === null) continue; // an empty document (a trailing ---)
+    if (!expandAliases(ctx, doc)) continue;
     out.push({ ctx, root: doc.contents as Node });
   }
   return out;
