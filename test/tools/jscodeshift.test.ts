@@ -262,6 +262,19 @@ describe("jscodeshift tool", () => {
     expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual(mine);
   });
 
+  it("workers get a smaller young generation (--max-semi-space-size=8) unless the user chose one", async () => {
+    const probe = `module.exports = (file, api) => { api.report(JSON.stringify(process.execArgv.filter((a) => a.includes("semi")))); return null; };\n`;
+    const root = await gitdir({ "probe.js": probe, "src/a.js": "x;\n", "recipe.yaml": "version: 1\nsteps:\n  - tool: jscodeshift\n    with: { transform: ./probe.js, path: src }\n" });
+    const flags = async (env: Record<string, string>, args: string[] = []) => {
+      const r = await execa(process.execPath, [...args, path.join(REPO_ROOT, "bin/tollgate.js"), "run", "recipe.yaml", "--format", "json"], { cwd: root, env, reject: false });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return JSON.parse(JSON.parse(r.stdout).steps[0].details.reports[0].message) as string[];
+    };
+    expect(await flags({})).toEqual(["--max-semi-space-size=8"]);
+    expect(await flags({}, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32"]);
+    expect(await flags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual([]);
+  });
+
   it("fileTimeout: a transform that never returns (a busy loop, a promise that never settles) fails that file with the reason; its worker is replaced and the other files run", async () => {
     const hangs = `module.exports = (file) => {\n  if (file.source.includes("spin")) for (;;) {}\n  if (file.source.includes("wait")) return new Promise(() => {});\n  if (file.source.includes("die")) process.exit(7);\n  return file.source.replace("foo", "bar");\n};\n`;
     const files = { "t.cjs": hangs, "src/a.js": "foo;\n", "src/b.js": "foo; // spin\n", "src/c.js": "foo; // wait\n", "src/d.js": "foo; // die\n", "src/e.js": "foo(1);\n" };
