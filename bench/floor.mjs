@@ -16,7 +16,7 @@ import { OPS } from "./cases/s3-eight-ops.mjs";
 const require = createRequire(path.join(ROOT, "package.json"));
 const napi = require("@ast-grep/napi");
 const { buildPrefilter, compileBytePrefilter } = await import(path.join(ROOT, "dist/tools/ast/pattern.js"));
-const { langById } = await import(path.join(ROOT, "dist/tools/ast/langs.js"));
+const { langById, ensureLanguages } = await import(path.join(ROOT, "dist/tools/ast/langs.js"));
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
 function filesOf(dir, exts) {
@@ -44,8 +44,8 @@ async function findAll(lang, paths, patterns) {
   let sent = Infinity;
   await new Promise((resolve, reject) => {
     const done = () => files >= sent && resolve();
-    napi[lang]
-      .findInFiles({ paths, matcher: { rule: patterns.length === 1 ? { pattern: patterns[0] } : { any: patterns.map((p) => ({ pattern: p })) } } }, (err, found) => {
+    napi
+      .findInFiles(lang, { paths, matcher: { rule: patterns.length === 1 ? { pattern: patterns[0] } : { any: patterns.map((p) => ({ pattern: p })) } } }, (err, found) => {
         if (err) return reject(err);
         files++;
         nodes += found.length;
@@ -60,10 +60,11 @@ async function findAll(lang, paths, patterns) {
 }
 
 const CASES = [
-  { id: "s1", title: "S1 Effect.map($A, $B), effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "ts", pats: ["Effect.map($A, $B)"], cli: ["run", "-p", "Effect.map($A, $B)", "-l", "ts"] },
-  { id: "s2", title: "S2 $A !== undefined, effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "ts", pats: ["$A !== undefined"], cli: ["run", "-p", "$A !== undefined", "-l", "ts"] },
-  { id: "s3", title: "S3 eight patterns, effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "ts", pats: OPS.map(([p]) => p), rules: true },
-  { id: "s5js", title: "S5 context.report($A), eslint lib/", tree: () => npmCorpus("eslint@10.15.0", "lib"), lang: "JavaScript", napiLang: "js", pats: ["context.report($A)"], cli: ["run", "-p", "context.report($A)", "-l", "js"] },
+  { id: "s1", title: "S1 Effect.map($A, $B), effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "TypeScript", pats: ["Effect.map($A, $B)"], cli: ["run", "-p", "Effect.map($A, $B)", "-l", "ts"] },
+  { id: "s2", title: "S2 $A !== undefined, effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "TypeScript", pats: ["$A !== undefined"], cli: ["run", "-p", "$A !== undefined", "-l", "ts"] },
+  { id: "s3", title: "S3 eight patterns, effect src/", tree: () => effectCorpus(), lang: "TypeScript", napiLang: "TypeScript", pats: OPS.map(([p]) => p), rules: true },
+  { id: "s5py", title: "S5 isinstance($A, $B), Python stdlib", tree: () => pythonStdlib(), lang: "python", napiLang: "python", pats: ["isinstance($A, $B)"], cli: ["run", "-p", "isinstance($A, $B)", "-l", "python"] },
+  { id: "s5js", title: "S5 context.report($A), eslint lib/", tree: () => npmCorpus("eslint@10.15.0", "lib"), lang: "JavaScript", napiLang: "JavaScript", pats: ["context.report($A)"], cli: ["run", "-p", "context.report($A)", "-l", "js"] },
 ];
 
 const only = process.env.BENCH_CASES?.split(",");
@@ -74,6 +75,7 @@ for (const c of CASES) {
   if (only && !only.includes(c.id)) continue;
   const tree = c.tree();
   const info = langById(c.lang);
+  ensureLanguages(napi, [c.lang]);
   const all = filesOf(tree, info.extensions);
   const filter = compileBytePrefilter(buildPrefilter(c.pats, info, false));
   const cand = all.filter((f) => !filter || filter(readFileSync(f)));
