@@ -50,6 +50,7 @@ const FILES_IN_FLIGHT_NATIVE = 12;
 
 /** `TOLLGATE_NATIVE=0` turns whole-file matching in napi's threads off (for comparisons). */
 const NATIVE = process.env.TOLLGATE_NATIVE !== "0";
+const NATIVE_CALLS = 1;
 
 function threadCount(files: readonly EngineFile[], options: PoolOptions): number {
   const env = process.env.TOLLGATE_AST_THREADS;
@@ -143,7 +144,11 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   }
   const queue = new FileQueue(files, options.sizes);
   const parse = limitedParse(napiParseAsync(napi), threads);
-  const native = NATIVE ? new NativeFinder(napi, threads) : undefined;
+  // One findInFiles call at a time: napi's walker (the ignore crate's WalkParallel) runs a thread
+  // per CPU for every call, so one call keeps each CPU parsing. A call per thread doubled the
+  // trees in flight and the malloc arenas holding them: S3r apply (eight ast_scan rules over
+  // effect's src/) peaked at 263-316 MiB with two calls, 254-260 with one, in about the same time.
+  const native = NATIVE ? new NativeFinder(napi, NATIVE_CALLS) : undefined;
   const finder: FileFind | undefined = native && native.find.bind(native);
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
   let waiting: Array<() => void> = [];
