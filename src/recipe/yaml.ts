@@ -2,6 +2,7 @@ import { Value, type ValueError } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
 import type { Issue } from "../errors.js";
+import { yamlErrorText } from "../util/yaml-error.js";
 
 /** A parsed YAML file that can still map a value path back to a line and column. */
 export interface LocatedDocument {
@@ -94,9 +95,8 @@ function yamlMessage(code: string, message: string, key = ""): string {
     const shown = key.length > 0 && key.length <= 80 ? ` ${JSON.stringify(key.replace(/^["']|["']$/g, ""))}` : "";
     return `Duplicate key${shown} (map keys must be unique)`;
   }
-  if (/Maximum call stack size exceeded/.test(first)) return "YAML is nested too deeply";
   if (/Excessive alias count/.test(first)) return `too many alias expansions (more than ${MAX_ALIAS_COUNT})`;
-  return first.replace(/ at line \d+, column \d+:?$/, "");
+  return yamlErrorText(first);
 }
 
 export type PathSeg = string | number;

@@ -14,6 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../errors.js";
+import { yamlErrorText } from "../util/yaml-error.js";
 import { ensureLanguages, loadNapi } from "../tools/ast/langs.js";
 import { entries, expandAliases, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
 import { evaluateMatch } from "../tools/scan/fix.js";
@@ -109,7 +110,7 @@ function docsOf(file: string, shown: string, issues: Issue[]): Array<{ ctx: Chec
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         const p = e.linePos?.[0] ?? { line: 1, col: 1 };
-        issues.push({ file: shown, line: p.line, col: p.col, message: e.message.split("\n")[0]! });
+        issues.push({ file: shown, line: p.line, col: p.col, message: yamlErrorText(e.message) });
       }
       continue;
     }

@@ -195,6 +195,9 @@ describe("ast_scan rule features on a real repo", () => {
       "r2.yaml": RECIPE("{ config: sg-bad.yml }"),
       "r3.yaml": RECIPE("{ rules: [java.yml] }"),
       "r4.yaml": RECIPE("{ rules: [badpat.yml] }"),
+      "syntax.yml": "id: s\nlanguage: js\nrule: { pattern: foo($A)\n",
+      "deep.yml": `id: d\nlanguage: js\nrule:\n${Array.from({ length: 3000 }, (_, i) => `${"  ".repeat(i + 1)}not:\n`).join("")}${"  ".repeat(3001)}kind: number\n`,
+      "r5.yaml": RECIPE("{ rules: [syntax.yml, deep.yml] }"),
     });
     const v1 = await tollgate(["validate", "r1.yaml"], { cwd: dir });
     expect(v1.code).toBe(2);
@@ -210,6 +213,12 @@ describe("ast_scan rule features on a real repo", () => {
     // transforms, labels, utility files): a warning at its place, not an error
     expect(v4.code, v4.stderr).toBe(0);
     expect(v4.stderr).toContain('warning: badpat.yml:3:75: Unknown key "bogus" in nthChild is ignored, as ast-grep ignores it there');
+    // YAML syntax errors: positioned once (not again in the message), a stack overflow as a sentence
+    const v5 = await tollgate(["validate", "r5.yaml"], { cwd: dir });
+    expect(v5.code).toBe(2);
+    expect(v5.stderr).toMatch(/syntax\.yml:\d+:\d+: Flow map in block collection must be sufficiently indented and end with a \}\n/);
+    expect(v5.stderr).toMatch(/deep\.yml:\d+:\d+: YAML is nested too deeply/);
+    expect(v5.stderr).not.toMatch(/at line \d+, column \d+|Maximum call stack|\n\s+at /);
     const r3 = await report(dir, ["run", "r3.yaml", "--dry-run"]);
     expect(r3.code, r3.stderr).toBe(0);
     expect(r3.json.steps[0].details.skippedRules).toEqual([{ id: "j", language: "Java", reason: "language Java is not supported by tollgate", file: "java.yml" }]);

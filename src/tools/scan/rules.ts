@@ -9,6 +9,7 @@ import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
+import { yamlErrorText } from "../../util/yaml-error.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
 import { checkFix, checkRule, checkTransform, entries, expandAliases, ignoredKeys, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
@@ -84,7 +85,7 @@ function documents(file: string, text: string, issues: Issue[], warnings: Issue[
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         const p = e.linePos?.[0] ?? lines.linePos(e.pos?.[0] ?? 0);
-        issues.push({ file, line: p.line, col: p.col, message: e.message.split("\n")[0]! });
+        issues.push({ file, line: p.line, col: p.col, message: yamlErrorText(e.message) });
       }
       continue;
     }
