@@ -12,13 +12,12 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
+import { isSeq, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../errors.js";
-import { yamlErrorText } from "../util/yaml-error.js";
 import { ensureLanguages, loadNapi } from "../tools/ast/langs.js";
-import { entries, expandAliases, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
+import { entries, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
 import { evaluateMatch } from "../tools/scan/fix.js";
-import { loadRuleSet, napiConfigOf, readProjectConfig } from "../tools/scan/rules.js";
+import { loadRuleSet, napiConfigOf, readProjectConfig, yamlDocuments } from "../tools/scan/rules.js";
 import type { ScanRule } from "../tools/scan/types.js";
 
 /**
@@ -63,7 +62,7 @@ export interface RuleTestResult {
 export interface RuleTestRun {
   results: RuleTestResult[];
   issues: Issue[];
-  /** Keys of the rules that ast-grep ignores (unknown keys inside relational rules). */
+  /** Unknown keys the rules hold where ast-grep ignores them (check.ts ignoredKeys). */
   warnings: Issue[];
   summary: { passed: number; failed: number; updated: number; skipped: number; cases: number };
   /** 0 all passed, 1 a case failed, 2 invalid config or tests. */
@@ -103,22 +102,6 @@ function yamlFiles(dir: string, skip?: string): string[] {
   return out;
 }
 
-function docsOf(file: string, shown: string, issues: Issue[]): Array<{ ctx: CheckCtx; root: Node }> {
-  const lines = new LineCounter();
-  const out: Array<{ ctx: CheckCtx; root: Node }> = [];
-  for (const doc of parseAllDocuments(readFileSync(file, "utf8"), { lineCounter: lines, uniqueKeys: true })) {
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors) {
-        const p = e.linePos?.[0] ?? { line: 1, col: 1 };
-        issues.push({ file: shown, line: p.line, col: p.col, message: yamlErrorText(e.message) });
-      }
-      continue;
-    }
-    const ctx: CheckCtx = { file: shown, lines, issues, warnings: [] };
-    if (doc.contents && expandAliases(ctx, doc)) out.push({ ctx, root: doc.contents as Node });
-  }
-  return out;
-}
 
 interface TestFile {
   id: string;
@@ -182,7 +165,7 @@ function readSnapshots(files: string[], displayBase: string, issues: Issue[]): M
   const out = new Map<string, { file: string; snapshots: Map<string, Snapshot> }>();
   for (const file of files) {
     const shown = show(file, displayBase);
-    for (const { ctx, root } of docsOf(file, shown, issues)) {
+    for (const { ctx, root } of yamlDocuments(shown, readFileSync(file, "utf8"), issues)) {
       const map = entries(ctx, root, "snapshot file");
       if (!map) continue;
       onlyKeys(ctx, map, ["id", "snapshots"], "snapshot file");
@@ -253,7 +236,7 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
     snapshotFiles.push(...yamlFiles(snapDir));
     for (const file of yamlFiles(tc.testDir, snapDir)) {
       const shown = show(file, options.displayBase);
-      for (const { ctx, root } of docsOf(file, shown, issues)) {
+      for (const { ctx, root } of yamlDocuments(shown, readFileSync(file, "utf8"), issues)) {
         const map = entries(ctx, root, "rule test");
         if (!map) continue;
         onlyKeys(ctx, map, ["id", "valid", "invalid"], "rule test");

@@ -30,7 +30,7 @@ export type AstScanParams = Static<typeof astScanParameters>;
 export interface AstScanDetails {
   rules: number;
   skippedRules: Array<{ id: string; language: string; reason: string; file: string }>;
-  /** Keys of the rules that ast-grep ignores (unknown keys inside relational rules), file:line:col first. */
+  /** Unknown keys the rules hold where ast-grep ignores them, file:line:col first. */
   ignoredKeys?: string[];
   filesSearched: number;
   findings: Finding[];

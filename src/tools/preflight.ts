@@ -1,7 +1,7 @@
 // What `tollgate validate` can know about a built-in tool's parameters before any step runs
 // (SPEC 5): the language is supported, every pattern parses for it, the paths exist (after
 // --var). A tool without an entry here is checked against its schema only. Never writes.
-import { ToolError } from "../errors.js";
+import { formatIssue, InputError, ToolError } from "../errors.js";
 import { discoverFiles } from "../discovery/index.js";
 import { ensureLanguages, loadNapi, resolveLang } from "./ast/langs.js";
 import { validatePattern } from "./ast/search.js";
@@ -80,7 +80,7 @@ const PATTERNS: Readonly<Record<string, PatternsOf>> = {
  * own check's (exit 2 before this runs).
  */
 const scanPreflight: Preflight = async (params, ctx) => {
-  const [{ ruleSetOf }, { formatIssue, InputError }] = await Promise.all([import("./ast-scan.js"), import("../errors.js")]);
+  const { ruleSetOf } = await import("./ast-scan.js");
   try {
     const set = await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params as never);
     return set.warnings.map((w) => ({ at: [params.config !== undefined ? "config" : "rules"], message: formatIssue(w), warning: true }));

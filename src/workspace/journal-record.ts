@@ -1,5 +1,5 @@
 import { randomBytes, createHash } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { readFileSync, unlinkSync } from "node:fs";
 import { mkdir, open, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -36,27 +36,12 @@ interface RecordFile {
   createdAt: string;
 }
 
-/** Writes (atomically, fsynced when `durable`) the record that vouches for this workspace's journal. */
-export function writeRecord(realRoot: string, nonce: string, durable: boolean): void {
-  const file = recordPath(realRoot);
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const data: RecordFile = { root: realRoot, nonce, pid: process.pid, createdAt: new Date().toISOString() };
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    writeSync(fd, JSON.stringify(data));
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-}
-
 /**
- * writeRecord in libuv's threads, for a record written ahead of need (RunTransaction.prepare):
- * its fsync then waits beside the run's other work, not in front of the first apply.
+ * Writes (atomically, fsynced when `durable`) the record that vouches for this workspace's
+ * journal, in libuv's threads: written ahead of need (RunTransaction.prepare), its fsync waits
+ * beside the run's other work, not in front of the first apply.
  */
-export async function writeRecordAsync(realRoot: string, nonce: string, durable: boolean): Promise<void> {
+export async function writeRecord(realRoot: string, nonce: string, durable: boolean): Promise<void> {
   const file = recordPath(realRoot);
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const data: RecordFile = { root: realRoot, nonce, pid: process.pid, createdAt: new Date().toISOString() };

@@ -3,7 +3,7 @@ import type { FileChange, TextEdit } from "../session/types.js";
 import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
-import { newNonce, removeRecord, writeRecord, writeRecordAsync } from "./journal-record.js";
+import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 import { mapLimit } from "../util/limit.js";
 import { EditLedger } from "./rebase.js";
 import { decodeText, describeProblem } from "./text.js";
@@ -142,7 +142,12 @@ export class RunTransaction {
    */
   prepare(): void {
     if (this.#recorded || this.#recording) return;
-    this.#recording = writeRecordAsync(this.#view.realRoot, this.#nonce, this.#durable).then(
+    this.#recording = this.#record();
+  }
+
+  /** Writes the record; whether it was written. */
+  #record(): Promise<boolean> {
+    return writeRecord(this.#view.realRoot, this.#nonce, this.#durable).then(
       () => true,
       () => false,
     );
@@ -423,18 +428,11 @@ export class RunTransaction {
     await ensureStateDir(root);
     if (!this.#recorded) {
       // Before the journal exists, so a journal on disk always has its record. Without a
-      // writable state directory the apply still runs; its journal then cannot be recovered.
+      // writable state directory the apply still runs; its journal then cannot be recovered
+      // (recover refuses a journal without its record and says why).
       const ahead = this.#recording;
       this.#recording = undefined;
-      if (ahead && (await ahead)) this.#recorded = true;
-      else {
-        try {
-          writeRecord(this.#view.realRoot, this.#nonce, this.#durable);
-          this.#recorded = true;
-        } catch {
-          // recover will refuse that journal and say why
-        }
-      }
+      this.#recorded = (ahead !== undefined && (await ahead)) || (await this.#record());
     }
     const meta = { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce };
     await this.#files.retry(() => this.#files.replace(journalPath(root), journalChunks(state, meta), undefined, this.#durable));

@@ -86,12 +86,6 @@ function workerScript(): string {
 }
 
 /**
- * Worker processes at most: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
- * The main process only feeds them (it cannot run transforms: the Babel hook must not touch
- * it), so a worker per CPU keeps every core busy; each holds recast, the transform and a file's
- * AST (and Babel when a module must be compiled), and two keep a run under SPEC 9.1's 300 MiB.
- */
-/**
  * A worker's Node flags: tollgate's own (as fork's default), and a young generation of 8 MiB
  * semi-spaces instead of V8's 16 unless the user chose one (flags or NODE_OPTIONS). A worker's
  * garbage is one file's AST at a time; measured on SPEC 9.1 S6 (two workers): the process tree's
@@ -102,6 +96,12 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv, n
   return chosen ? [...execArgv] : [...execArgv, "--max-semi-space-size=8"];
 }
 
+/**
+ * Worker processes at most: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
+ * The main process only feeds them (it cannot run transforms: the Babel hook must not touch
+ * it), so a worker per CPU keeps every core busy; each holds recast, the transform and a file's
+ * AST (and Babel when a module must be compiled), and two keep a run under SPEC 9.1's 300 MiB.
+ */
 export function defaultThreads(): number {
   const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
   if (env !== undefined && env.trim() !== "" && Number.isFinite(Number(env))) return Math.max(1, Math.floor(Number(env)));

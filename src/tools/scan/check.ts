@@ -1,13 +1,12 @@
 /**
  * Checks ast-grep rule YAML key by key on the YAML syntax tree, so every problem carries the
  * file:line:col of the offending key or value. Unknown keys are errors (a typo must not turn a
- * rule into one that silently matches nothing), except directly inside a relational rule
- * (`inside`, `has`, `precedes`, `follows`), where ast-grep's own parser ignores them (its
- * Relation flattens the rule, so serde's deny_unknown_fields does not reach them) and published
- * rules rely on that (ast-grep's catalog: `parent:` in an `inside`): there they are warnings and
- * left out of the rule, which then means what it means to the CLI. Known keys tollgate does not
- * support are errors that name them. What a key's value means (a pattern that does not parse, a util that does not
- * exist) is napi's to judge afterwards (rules.ts).
+ * rule into one that silently matches nothing), except where ast-grep's own parser ignores them
+ * (`ignoredKeys`: objects it reads without deny_unknown_fields, such as a relational rule, whose
+ * Relation flattens the rule) and published rules rely on that (ast-grep's catalog: `parent:` in
+ * an `inside`): there they are warnings, and the rule means what it means to the CLI. Known keys
+ * tollgate does not support are errors that name them. What a key's value means (a pattern that
+ * does not parse, a util that does not exist) is napi's to judge afterwards (rules.ts).
  */
 import { isMap, isScalar, isSeq, parse as parseYamlValue, visit, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
@@ -17,7 +16,7 @@ export interface CheckCtx {
   file: string;
   lines: LineCounter;
   issues: Issue[];
-  /** Unknown keys inside relational rules (ignored, as by the CLI). */
+  /** Unknown keys where the CLI ignores them (ignoredKeys). */
   warnings: Issue[];
 }
 
@@ -101,16 +100,15 @@ export function onlyKeys(
 
 /**
  * Warns of keys not in `known` where ast-grep's parser ignores them (objects it reads without
- * deny_unknown_fields: a rewriter, a utility rule file, a transformation, a fix object,
- * nthChild, a label); they mean nothing to napi either.
+ * deny_unknown_fields: a relational rule, a rewriter, a utility rule file, a transformation, a
+ * fix object, nthChild, a label); they mean nothing to napi either.
  */
 export function ignoredKeys(ctx: CheckCtx, map: Map<string, { key: Node; value: YNode }>, known: readonly string[], what: string): void {
   for (const [name, { key }] of map) {
-    if (!known.includes(name)) ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: unknownIgnored(name, what, known) });
+    if (known.includes(name)) continue;
+    ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}` });
   }
 }
-
-const unknownIgnored = (name: string, what: string, known: readonly string[]) => `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}`;
 
 export function str(ctx: CheckCtx, node: YNode, what: string): string | undefined {
   if (isScalar(node) && typeof node.value === "string") return node.value;
@@ -158,13 +156,14 @@ export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: reado
   if (!map) return undefined;
   const before = ctx.issues.length;
   const known = [...RULE_KEYS, ...extra];
-  const ignored = relation ? [...map.keys()].filter((k) => !known.includes(k)) : [];
-  for (const name of ignored) {
-    const { key } = map.get(name)!;
-    ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: unknownIgnored(name, what, known) });
-    map.delete(name);
-    // Out of the YAML node too: the rule handed on is this node as plain data (the caller's too).
-    (node as YAMLMap).delete(key);
+  if (relation) {
+    ignoredKeys(ctx, map, known, what);
+    // Out of the rule too: the rule handed on is this YAML node as plain data (the caller's too).
+    for (const [name, { key }] of map) {
+      if (known.includes(name)) continue;
+      map.delete(name);
+      (node as YAMLMap).delete(key);
+    }
   }
   onlyKeys(ctx, map, known, what);
   if (map.size === 0) issue(ctx, node, `${what} is empty: it needs at least one of ${RULE_KEYS.join(", ")}`);

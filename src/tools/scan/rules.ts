@@ -33,7 +33,7 @@ export function langOfRule(name: string): LangInfo | undefined {
 export interface RuleSet {
   rules: ScanRule[];
   skipped: SkippedRule[];
-  /** Keys the rules hold that ast-grep ignores (unknown keys inside relational rules). */
+  /** Unknown keys the rules hold where ast-grep ignores them (check.ts ignoredKeys). */
   warnings: Issue[];
   config?: ProjectConfig;
 }
@@ -74,12 +74,15 @@ function readText(file: string, shown: string, issues: Issue[]): string | undefi
   }
 }
 
-/** YAML documents of a file, each with a checking context; YAML syntax errors become issues. */
-function documents(file: string, text: string, issues: Issue[], warnings: Issue[] = []): Array<{ ctx: CheckCtx; root: Node | null }> {
+/**
+ * YAML documents of a file (rules, utils, rule tests), each with a checking context and its
+ * aliases expanded; YAML syntax errors become issues, empty documents are left out.
+ */
+export function yamlDocuments(file: string, text: string, issues: Issue[], warnings: Issue[] = []): Array<{ ctx: CheckCtx; root: Node }> {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, strict: true, prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [];
-  const out: Array<{ ctx: CheckCtx; root: Node | null }> = [];
+  const out: Array<{ ctx: CheckCtx; root: Node }> = [];
   for (const doc of list) {
     const ctx: CheckCtx = { file, lines, issues, warnings };
     if (doc.errors.length > 0) {
@@ -114,7 +117,7 @@ export function readProjectConfig(file: string, displayBase: string, issues: Iss
   const shown = show(file, displayBase);
   const text = readText(file, shown, issues);
   if (text === undefined) return undefined;
-  const docs = documents(shown, text, issues);
+  const docs = yamlDocuments(shown, text, issues);
   if (docs.length === 0) {
     if (!issues.some((i) => i.file === shown)) issues.push({ file: shown, message: "empty sgconfig" });
     return undefined;
@@ -343,7 +346,7 @@ function readUtils(dirs: string[], displayBase: string, issues: Issue[], warning
       const shown = show(file, displayBase);
       const text = readText(file, shown, issues);
       if (text === undefined) continue;
-      for (const { ctx, root } of documents(shown, text, issues, warnings)) {
+      for (const { ctx, root } of yamlDocuments(shown, text, issues, warnings)) {
         const map = entries(ctx, root, "utility rule");
         if (!map) continue;
         ignoredKeys(ctx, map, ["id", "language", "rule", "utils"], "utility rule");
@@ -461,7 +464,7 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     } else {
       // An inline rule object: re-read as YAML so it is checked the same way.
       const shown = `${src.inlineOrigin?.file ?? "recipe"} rules[${i}]`;
-      for (const { ctx, root } of documents(shown, stringify(entry), issues, warnings)) raws.push(readRule(ctx, root));
+      for (const { ctx, root } of yamlDocuments(shown, stringify(entry), issues, warnings)) raws.push(readRule(ctx, root));
     }
   }
   const seen = new Set<string>();
@@ -471,7 +474,7 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     const shown = show(file, src.displayBase);
     const text = readText(file, shown, issues);
     if (text === undefined) continue;
-    for (const { ctx, root } of documents(shown, text, issues, warnings)) raws.push(readRule(ctx, root));
+    for (const { ctx, root } of yamlDocuments(shown, text, issues, warnings)) raws.push(readRule(ctx, root));
   }
   const utils = readUtils(config?.utilDirs ?? [], src.displayBase, issues, warnings);
   for (const raw of raws) {
