@@ -10,6 +10,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { gitdir, REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 import { makeHost, stagedText } from "./helpers.js";
+import { workerExecArgv, workersFillCpus } from "../../src/tools/jscodeshift/pool.js";
 
 const JSCODESHIFT_CLI = path.join(REPO_ROOT, "node_modules/jscodeshift/bin/jscodeshift.js");
 
@@ -262,17 +263,28 @@ describe("jscodeshift tool", () => {
     expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual(mine);
   });
 
-  it("workers get a smaller young generation (--max-semi-space-size=8) unless the user chose one", async () => {
-    const probe = `module.exports = (file, api) => { api.report(JSON.stringify(process.execArgv.filter((a) => a.includes("semi")))); return null; };\n`;
+  it("workers get a smaller young generation (--max-semi-space-size=8), and --single-threaded when they fill the CPUs, unless the user chose them", async () => {
+    const probe = `module.exports = (file, api) => { api.report(JSON.stringify(process.execArgv.filter((a) => /semi|single/.test(a)))); return null; };\n`;
     const root = await gitdir({ "probe.js": probe, "src/a.js": "x;\n", "recipe.yaml": "version: 1\nsteps:\n  - tool: jscodeshift\n    with: { transform: ./probe.js, path: src }\n" });
     const flags = async (env: Record<string, string>, args: string[] = []) => {
       const r = await execa(process.execPath, [...args, path.join(REPO_ROOT, "bin/tollgate.js"), "run", "recipe.yaml", "--format", "json"], { cwd: root, env, reject: false });
       expect(r.exitCode, r.stderr).toBe(0);
       return JSON.parse(JSON.parse(r.stdout).steps[0].details.reports[0].message) as string[];
     };
-    expect(await flags({})).toEqual(["--max-semi-space-size=8"]);
-    expect(await flags({}, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32"]);
-    expect(await flags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual([]);
+    const single = workersFillCpus() ? ["--single-threaded"] : [];
+    expect(await flags({})).toEqual(["--max-semi-space-size=8", ...single]);
+    expect(await flags({}, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32", ...single]);
+    expect(await flags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual(single);
+    expect(await flags({}, ["--no-single-threaded"])).toEqual(["--no-single-threaded", "--max-semi-space-size=8"]);
+    // Two workers on one or two CPUs fill them; on more, the helper threads have CPUs to use.
+    expect(await flags({ TOLLGATE_JSCODESHIFT_WORKERS: "64" })).toEqual(["--max-semi-space-size=8", "--single-threaded"]);
+  });
+
+  it("workerExecArgv: --single-threaded only when the workers fill the CPUs and the user did not choose it", () => {
+    expect(workerExecArgv([], "", true)).toEqual(["--max-semi-space-size=8", "--single-threaded"]);
+    expect(workerExecArgv([], "", false)).toEqual(["--max-semi-space-size=8"]);
+    expect(workerExecArgv(["--single-threaded-gc"], "", true)).toEqual(["--single-threaded-gc", "--max-semi-space-size=8"]);
+    expect(workerExecArgv(["--single_threaded"], "", true)).toEqual(["--single_threaded", "--max-semi-space-size=8"]);
   });
 
   it("fileTimeout: a transform that never returns (a busy loop, a promise that never settles) fails that file with the reason; its worker is replaced and the other files run", async () => {
