@@ -23,6 +23,7 @@ import type { RawMatch } from "./rewrite.js";
 import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type Found, type SgNode } from "./traverse.js";
 import { langById } from "./langs.js";
 import { parsedBytes } from "./reclaim.js";
+import { Intervals } from "./intervals.js";
 
 export type { EngineOp, RuleConfig } from "./traverse.js";
 
@@ -236,8 +237,8 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
     if (!w.hadErrors) return w;
     const boundaries = statementBoundaries(text);
     if (!boundaries) return w;
-    const spoilt = [...w.errors, ...w.matches.filter((m) => m.bad).map((m): [number, number] => [m.start, m.end])];
-    const regions = regionsFor(boundaries, text.length, hits).filter(([start, end]) => spoilt.some(([es, ee]) => es < end && start < ee));
+    const spoilt = new Intervals([...w.errors, ...w.matches.filter((m) => m.bad).map((m): [number, number] => [m.start, m.end])]);
+    const regions = regionsFor(boundaries, text.length, hits).filter(([start, end]) => spoilt.overlaps(start, end));
     const r = regions.length > 0 ? yield* regionPass(regions) : { found: [], errors: [] };
     return merged(w, r.found, r.errors, boundaries, regions.length);
   }
@@ -261,8 +262,10 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
  */
 function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyArray<[number, number]>, boundaries: readonly number[], regions: number): MatchResult {
   const out: MatchResult = { ...w, regions, wholeToo: true };
-  const touches = (errs: ReadonlyArray<[number, number]>, m: RawMatch) => errs.some(([es, ee]) => es < m.end && m.start < ee);
-  const lost = (m: RawMatch) => touches(w.errors, m);
+  const wholeErrors = new Intervals(w.errors);
+  const ofRegions = new Intervals(regionErrors);
+  const touches = (errs: Intervals, m: RawMatch) => errs.overlaps(m.start, m.end);
+  const lost = (m: RawMatch) => touches(wholeErrors, m);
   const crosses = (m: RawMatch) => boundaries[lastAtOrBefore(boundaries, m.end - 1)]! > m.start;
   // A whole-parse match holding an error node (in a capture: copied verbatim) that runs across
   // a top-level statement boundary is error recovery joining statements (effect's
@@ -273,7 +276,7 @@ function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyA
   for (const { match } of found) {
     const had = byKey.get(key(match));
     if (!had) {
-      if (!match.bad && !touches(regionErrors, match) && !crosses(match) && lost(match)) byKey.set(key(match), match);
+      if (!match.bad && !touches(ofRegions, match) && !crosses(match) && lost(match)) byKey.set(key(match), match);
     } else if (had.bad && !match.bad) byKey.set(key(match), match);
   }
   out.matches = [...byKey.values()].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);

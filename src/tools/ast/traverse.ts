@@ -10,6 +10,7 @@
 import type { Napi } from "./langs.js";
 import { metaVarRefs, type PatternRequirement } from "./pattern.js";
 import type { RawMatch } from "./rewrite.js";
+import { Intervals } from "./intervals.js";
 
 export type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
 
@@ -322,18 +323,26 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
  * verbatim) rests on a misparse and is flagged `bad`.
  */
 function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, ops: readonly EngineOp[], offset: number): void {
+  const index = errors.length > 0 ? new Intervals(errors) : undefined;
   for (const { node, match, prefix } of found) {
-    const inner = errors.filter(([es, ee]) => es >= match.start && ee <= match.end && !(es === match.start && ee === match.end));
-    if (inner.length > 0) {
-      const caps = allCaptureRanges(node, ops[match.op]!, offset, prefix);
-      if (inner.some(([es, ee]) => !caps.some(([cs, ce]) => cs <= es && ee <= ce))) {
+    let caps: Array<[number, number]> | undefined;
+    const captures = () => (caps ??= allCaptureRanges(node, ops[match.op]!, offset, prefix));
+    if (index) {
+      let bad = false;
+      for (const [es, ee] of index.inside(match.start, match.end)) {
+        if (es === match.start && ee === match.end) continue;
+        if (!captures().some(([cs, ce]) => cs <= es && ee <= ce)) {
+          bad = true;
+          break;
+        }
+      }
+      if (bad) {
         match.bad = true;
         continue;
       }
     }
     const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
     if (missing.length === 0) continue;
-    const caps = allCaptureRanges(node, ops[match.op]!, offset, prefix);
-    if (missing.some((at) => !caps.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
+    if (missing.some((at) => !captures().some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }
