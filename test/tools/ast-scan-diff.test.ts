@@ -85,6 +85,8 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     // not a metavariable: rules that cannot say which node kinds they match
     ["no-kinds", 'rule: { pattern: "$A", has: { kind: identifier } }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
     ["no-kinds-any", 'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    // a util naming an id no util defines: unchecked by both, and no kinds in the CLI
+    ["no-kinds-util", 'utils:\n  a: { matches: zz }\nrule: { matches: a }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
     // utility ids holding characters reserved for parameterized utilities (ast-grep-essentials
     // names utils after the code they match)
     ["util-id-call", 'utils:\n  "foo(...)": { pattern: "foo($$$)" }\nrule: { matches: "foo(...)" }', "Utility id `foo(...)` contains reserved characters."],
@@ -120,6 +122,25 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       }
     }
   }, 60_000);
+
+  it("names the util of a cyclic `matches`, as the CLI does (napi's chain of causes on one line)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-cycle-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    await mkdir(path.join(root, "rules"));
+    await mkdir(path.join(root, "src"));
+    await writeFile(path.join(root, "src/a.js"), "foo(1);\n");
+    await writeFile(path.join(root, "sgconfig.yml"), "ruleDirs: [rules]\n");
+    await writeFile(path.join(root, "rules/cyc.yml"), "id: cyc\nlanguage: JavaScript\nutils:\n  a: { matches: b }\n  b: { matches: a }\nrule: { matches: a }\n");
+    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n");
+    // Which of the two the cycle is found from varies from run to run (a hash map's order), in both.
+    const reason = "Rule `[ab]` has a cyclic dependency in its `matches` sub-rule";
+    const cli = await execa(SG, ["scan", "src"], { cwd: root, reject: false });
+    expect(cli.exitCode).not.toBe(0);
+    expect(cli.stderr).toMatch(new RegExp(reason));
+    const tg = await tollgate(["validate", "recipe.yaml"], { cwd: root });
+    expect(tg.code).toBe(2);
+    expect(tg.stderr.trim()).toMatch(new RegExp(`^rules/cyc\\.yml:6:7: rule cyc: \`utils\` is not configured correctly: Rule contains invalid matches reference: ${reason}\\.$`));
+  });
 
   // Where ast-grep's parser ignores an unknown key and where it refuses one (published rules have
   // both: ast-grep's catalog puts `parent:` in an `inside` and `language:` in a rewriter).

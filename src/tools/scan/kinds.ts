@@ -7,7 +7,8 @@
  *   its strictness is `template`; `regex`, `range`, `not` and the relational rules have none;
  *   `nthChild` has its `ofRule`'s;
  * - `all` (and a rule object's several keys, which are an `all`) has one when any part has;
- *   `any` only when every branch has; `matches` has its util's.
+ *   `any` only when every branch has; `matches` has its util's (none for an id a util names
+ *   that no util defines).
  * A pattern whose root is an ERROR node has none in the CLI too; that needs the parsed pattern
  * and is left to napi.
  */
@@ -50,9 +51,12 @@ export function hasPotentialKinds(rule: unknown, utils: Record<string, RuleObjec
         break;
       case "matches": {
         const id = String(value);
-        // A util that does not exist is napi's error to report; a cycle is not this check's.
+        // An id the top rule names that does not exist is napi's error to report ("Rule `zz` is
+        // not defined"), and a cycle too; one named inside a util is not checked by either,
+        // and has no kinds in the CLI (the rule is then refused with MISSING_KINDS).
         const util = utils?.[id];
-        parts.push(util === undefined || seen.has(id) || hasPotentialKinds(util, utils, new Set([...seen, id])));
+        if (util === undefined) parts.push(seen.size === 0);
+        else parts.push(seen.has(id) || hasPotentialKinds(util, utils, new Set([...seen, id])));
         break;
       }
       default:

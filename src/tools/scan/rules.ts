@@ -377,11 +377,18 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
     if (!r) roots.set(lang, (r = napi.parse(lang as never, "").root()));
     return r;
   };
+  /** napi's message with its chain of causes (" |->" lines) on one line: the last cause names the culprit (`Rule `b` has a cyclic dependency…`). */
+  const napiRuleError = (err: unknown) =>
+    String((err as Error)?.message ?? err)
+      .split("\n")
+      .map((l) => l.replace(/^\s*\|->\s*/, "").trim().replace(/\.$/, ""))
+      .filter(Boolean)
+      .join(": ") + ".";
   const tryConfig = (raw: RawRule, config: Record<string, unknown>, node: Node | null | undefined, what: string) => {
     try {
       rootOf(raw.rule!.lang).find(config as never);
     } catch (err) {
-      issue(raw.ctx, node ?? raw.root, `${what}: ${(err as Error).message.split("\n")[0]}`);
+      issue(raw.ctx, node ?? raw.root, `${what}: ${napiRuleError(err)}`);
     }
   };
   for (const raw of rules) {
