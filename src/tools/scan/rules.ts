@@ -377,13 +377,19 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
     if (!r) roots.set(lang, (r = napi.parse(lang as never, "").root()));
     return r;
   };
-  /** napi's message with its chain of causes (" |->" lines) on one line: the last cause names the culprit (`Rule `b` has a cyclic dependency…`). */
-  const napiRuleError = (err: unknown) =>
-    String((err as Error)?.message ?? err)
+  /**
+   * napi's message with its chain of causes (" |->" lines) on one line: the last cause names
+   * the culprit (`Rule \`b\` has a cyclic dependency…`); a regex error's caret line is dropped.
+   */
+  const napiRuleError = (err: unknown) => {
+    const parts = String((err as Error)?.message ?? err)
       .split("\n")
-      .map((l) => l.replace(/^\s*\|->\s*/, "").trim().replace(/\.$/, ""))
-      .filter(Boolean)
-      .join(": ") + ".";
+      .map((l) => l.replace(/^\s*\|->\s*/, "").trim())
+      .filter((l) => l !== "" && !/^\^+$/.test(l));
+    let out = "";
+    for (const p of parts) out += out === "" ? p : /:$/.test(out) ? ` ${p}` : `: ${p}`;
+    return out.replace(/\.?$/, ".").replace(/\.: /g, ": ");
+  };
   const tryConfig = (raw: RawRule, config: Record<string, unknown>, node: Node | null | undefined, what: string) => {
     try {
       rootOf(raw.rule!.lang).find(config as never);
