@@ -102,7 +102,6 @@ function yamlFiles(dir: string, skip?: string): string[] {
   return out;
 }
 
-
 interface TestFile {
   id: string;
   file: string;

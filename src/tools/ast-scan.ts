@@ -64,6 +64,14 @@ export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir">, param
   });
 }
 
+/**
+ * The rule set each step's `check` loaded, by the step's parameters object: `validate` warns of
+ * its ignored keys (preflight.ts) without loading it again. A run's step loads its rules afresh
+ * (an earlier step may have changed them).
+ */
+const checkedSets = new WeakMap<object, RuleSet>();
+export const checkedRuleSet = (params: object): RuleSet | undefined => checkedSets.get(params);
+
 export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters, AstScanDetails> {
   return {
     name: "ast_scan",
@@ -74,7 +82,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
     deferrable: true,
     async check(params) {
       try {
-        await ruleSetOf(host, params);
+        checkedSets.set(params, await ruleSetOf(host, params));
         return [];
       } catch (err) {
         if (err instanceof InputError) return err.issues;

@@ -80,9 +80,9 @@ const PATTERNS: Readonly<Record<string, PatternsOf>> = {
  * own check's (exit 2 before this runs).
  */
 const scanPreflight: Preflight = async (params, ctx) => {
-  const { ruleSetOf } = await import("./ast-scan.js");
+  const { checkedRuleSet, ruleSetOf } = await import("./ast-scan.js");
   try {
-    const set = await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params as never);
+    const set = checkedRuleSet(params) ?? (await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params as never));
     return set.warnings.map((w) => ({ at: [params.config !== undefined ? "config" : "rules"], message: formatIssue(w), warning: true }));
   } catch (err) {
     if (err instanceof InputError) return [];

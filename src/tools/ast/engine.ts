@@ -264,8 +264,7 @@ function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyA
   const out: MatchResult = { ...w, regions, wholeToo: true };
   const wholeErrors = new Intervals(w.errors);
   const ofRegions = new Intervals(regionErrors);
-  const touches = (errs: Intervals, m: RawMatch) => errs.overlaps(m.start, m.end);
-  const lost = (m: RawMatch) => touches(wholeErrors, m);
+  const lost = (m: RawMatch) => wholeErrors.overlaps(m.start, m.end);
   const crosses = (m: RawMatch) => boundaries[lastAtOrBefore(boundaries, m.end - 1)]! > m.start;
   // A whole-parse match holding an error node (in a capture: copied verbatim) that runs across
   // a top-level statement boundary is error recovery joining statements (effect's
@@ -276,7 +275,7 @@ function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyA
   for (const { match } of found) {
     const had = byKey.get(key(match));
     if (!had) {
-      if (!match.bad && !touches(ofRegions, match) && !crosses(match) && lost(match)) byKey.set(key(match), match);
+      if (!match.bad && !ofRegions.overlaps(match.start, match.end) && !crosses(match) && lost(match)) byKey.set(key(match), match);
     } else if (had.bad && !match.bad) byKey.set(key(match), match);
   }
   out.matches = [...byKey.values()].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);

@@ -327,19 +327,10 @@ function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, numb
   for (const { node, match, prefix } of found) {
     let caps: Array<[number, number]> | undefined;
     const captures = () => (caps ??= allCaptureRanges(node, ops[match.op]!, offset, prefix));
-    if (index) {
-      let bad = false;
-      for (const [es, ee] of index.inside(match.start, match.end)) {
-        if (es === match.start && ee === match.end) continue;
-        if (!captures().some(([cs, ce]) => cs <= es && ee <= ce)) {
-          bad = true;
-          break;
-        }
-      }
-      if (bad) {
-        match.bad = true;
-        continue;
-      }
+    const inner = index ? [...index.inside(match.start, match.end)].filter(([es, ee]) => es !== match.start || ee !== match.end) : [];
+    if (inner.some(([es, ee]) => !captures().some(([cs, ce]) => cs <= es && ee <= ce))) {
+      match.bad = true;
+      continue;
     }
     const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
     if (missing.length === 0) continue;

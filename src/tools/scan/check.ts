@@ -10,6 +10,7 @@
  */
 import { isMap, isScalar, isSeq, parse as parseYamlValue, visit, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
+import { yamlErrorText } from "../../util/yaml-error.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
 
 export interface CheckCtx {
@@ -103,11 +104,14 @@ export function onlyKeys(
  * deny_unknown_fields: a relational rule, a rewriter, a utility rule file, a transformation, a
  * fix object, nthChild, a label); they mean nothing to napi either.
  */
-export function ignoredKeys(ctx: CheckCtx, map: Map<string, { key: Node; value: YNode }>, known: readonly string[], what: string): void {
+export function ignoredKeys(ctx: CheckCtx, map: Map<string, { key: Node; value: YNode }>, known: readonly string[], what: string): string[] {
+  const ignored: string[] = [];
   for (const [name, { key }] of map) {
     if (known.includes(name)) continue;
+    ignored.push(name);
     ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}` });
   }
+  return ignored;
 }
 
 export function str(ctx: CheckCtx, node: YNode, what: string): string | undefined {
@@ -157,15 +161,12 @@ export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: reado
   const before = ctx.issues.length;
   const known = [...RULE_KEYS, ...extra];
   if (relation) {
-    ignoredKeys(ctx, map, known, what);
     // Out of the rule too: the rule handed on is this YAML node as plain data (the caller's too).
-    for (const [name, { key }] of map) {
-      if (known.includes(name)) continue;
+    for (const name of ignoredKeys(ctx, map, known, what)) {
+      (node as YAMLMap).delete(map.get(name)!.key);
       map.delete(name);
-      (node as YAMLMap).delete(key);
     }
-  }
-  onlyKeys(ctx, map, known, what);
+  } else onlyKeys(ctx, map, known, what);
   if (map.size === 0) issue(ctx, node, `${what} is empty: it needs at least one of ${RULE_KEYS.join(", ")}`);
   for (const [name, { value }] of map) {
     switch (name) {
@@ -356,7 +357,7 @@ export function parseTransformString(text: string): { value?: Transformation; er
       try {
         value = parseYamlValue(s.slice(0, end + 1));
       } catch (err) {
-        return { error: `${key[1]} in "${text}": ${(err as Error).message.split("\n")[0]}` };
+        return { error: `${key[1]} in "${text}": ${yamlErrorText((err as Error).message)}` };
       }
       s = s.slice(end + 1);
     } else {

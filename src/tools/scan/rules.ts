@@ -367,6 +367,18 @@ function readUtils(dirs: string[], displayBase: string, issues: Issue[], warning
 }
 
 /** napi's judgement of a rule (patterns parse, utils exist, a kind-fixing key is present). */
+/**
+ * napi's message with its chain of causes (" |->" lines) on one line, the last cause naming the
+ * culprit (\`Rule \`b\` has a cyclic dependency…\`); a regex error's caret line is dropped.
+ */
+function napiRuleError(err: unknown): string {
+  const parts = String((err as Error)?.message ?? err)
+    .split("\n")
+    .map((l) => l.replace(/^\s*\|->\s*/, "").trim().replace(/\.$/, ""))
+    .filter((l) => l !== "" && !/^\^+$/.test(l));
+  return `${parts.reduce((out, p) => (out === "" ? p : out.endsWith(":") ? `${out} ${p}` : `${out}: ${p}`), "")}.`;
+}
+
 async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
   if (rules.length === 0) return;
   const napi = await loadNapi();
@@ -376,19 +388,6 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
     let r = roots.get(lang);
     if (!r) roots.set(lang, (r = napi.parse(lang as never, "").root()));
     return r;
-  };
-  /**
-   * napi's message with its chain of causes (" |->" lines) on one line: the last cause names
-   * the culprit (`Rule \`b\` has a cyclic dependency…`); a regex error's caret line is dropped.
-   */
-  const napiRuleError = (err: unknown) => {
-    const parts = String((err as Error)?.message ?? err)
-      .split("\n")
-      .map((l) => l.replace(/^\s*\|->\s*/, "").trim())
-      .filter((l) => l !== "" && !/^\^+$/.test(l));
-    let out = "";
-    for (const p of parts) out += out === "" ? p : /:$/.test(out) ? ` ${p}` : `: ${p}`;
-    return out.replace(/\.?$/, ".").replace(/\.: /g, ": ");
   };
   const tryConfig = (raw: RawRule, config: Record<string, unknown>, node: Node | null | undefined, what: string) => {
     try {
