@@ -4,12 +4,12 @@
  * one mark per case, valid cases first), with snapshots written by `ast-grep test -U`, without
  * any, and with one made wrong; `--update` writes snapshots that ast-grep accepts.
  */
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { REPO_ROOT, tollgate } from "../helpers/testdir.js";
+import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 
 const FIXTURE = path.join(REPO_ROOT, "test/testing/fixtures/rule-tests");
 const SG = path.join(REPO_ROOT, "node_modules/.bin/ast-grep");
@@ -104,14 +104,12 @@ describe("tollgate test sgconfig.yml", () => {
   }, 30_000);
 
   it("a test whose id names no rule is skipped, as ast-grep test skips it, and fails nothing", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "tollgate-rule-tests-"));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    await mkdir(path.join(dir, "rules"));
-    await mkdir(path.join(dir, "tests"));
-    await writeFile(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests\n");
-    await writeFile(path.join(dir, "rules/log.yml"), "id: no-log\nlanguage: javascript\nrule: { pattern: console.log($A) }\n");
-    await writeFile(path.join(dir, "tests/log-test.yml"), "id: no-log\nvalid: ['let a = 1']\n");
-    await writeFile(path.join(dir, "tests/gone-test.yml"), "id: gone\nvalid: ['x']\ninvalid: ['y']\n");
+    const dir = await testdir({
+      "sgconfig.yml": "ruleDirs: [rules]\ntestConfigs:\n  - testDir: tests\n",
+      "rules/log.yml": "id: no-log\nlanguage: javascript\nrule: { pattern: console.log($A) }\n",
+      "tests/log-test.yml": "id: no-log\nvalid: ['let a = 1']\n",
+      "tests/gone-test.yml": "id: gone\nvalid: ['x']\ninvalid: ['y']\n",
+    });
     const cli = await execa(SG, ["test"], { cwd: dir, reject: false, env: { NO_COLOR: "1" } });
     expect(cli.stdout).toContain("Configuration not found! gone");
     const tg = await tgTest(dir);

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { REPO_ROOT, tollgate } from "../helpers/testdir.js";
+import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 
 const FIXTURE = path.join(REPO_ROOT, "test/tools/fixtures/scan-diff");
 const SG = path.join(REPO_ROOT, "node_modules/.bin/ast-grep");
@@ -124,14 +124,12 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
   }, 60_000);
 
   it("names the util of a cyclic `matches`, as the CLI does (napi's chain of causes on one line)", async () => {
-    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-cycle-"));
-    onTestFinished(() => rm(root, { recursive: true, force: true }));
-    await mkdir(path.join(root, "rules"));
-    await mkdir(path.join(root, "src"));
-    await writeFile(path.join(root, "src/a.js"), "foo(1);\n");
-    await writeFile(path.join(root, "sgconfig.yml"), "ruleDirs: [rules]\n");
-    await writeFile(path.join(root, "rules/cyc.yml"), "id: cyc\nlanguage: JavaScript\nutils:\n  a: { matches: b }\n  b: { matches: a }\nrule: { matches: a }\n");
-    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n");
+    const root = await testdir({
+      "src/a.js": "foo(1);\n",
+      "sgconfig.yml": "ruleDirs: [rules]\n",
+      "rules/cyc.yml": "id: cyc\nlanguage: JavaScript\nutils:\n  a: { matches: b }\n  b: { matches: a }\nrule: { matches: a }\n",
+      "recipe.yaml": "version: 1\nsteps:\n  - tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n",
+    });
     // Which of the two the cycle is found from varies from run to run (a hash map's order), in both.
     const reason = "Rule `[ab]` has a cyclic dependency in its `matches` sub-rule";
     const cli = await execa(SG, ["scan", "src"], { cwd: root, reject: false });
@@ -201,14 +199,12 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
   }, 90_000);
 
   it("resolves YAML anchors and aliases as the CLI does, and refuses aliases that expand without bound (positioned, exit 2)", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "tollgate-scan-alias-"));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    await mkdir(path.join(dir, "rules"));
-    await mkdir(path.join(dir, "src"));
-    await writeFile(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\n");
-    await writeFile(path.join(dir, "src/a.js"), "foo(1);\nbar(2);\nfoo(bar(3));\n");
-    await writeFile(path.join(dir, "rules/alias.yml"), "id: alias\nlanguage: JavaScript\nrule:\n  any:\n    - &call { pattern: foo($A) }\n    - { kind: call_expression, has: { kind: number, stopBy: end }, not: *call }\n");
-    await writeFile(path.join(dir, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml }\n");
+    const dir = await testdir({
+      "sgconfig.yml": "ruleDirs: [rules]\n",
+      "src/a.js": "foo(1);\nbar(2);\nfoo(bar(3));\n",
+      "rules/alias.yml": "id: alias\nlanguage: JavaScript\nrule:\n  any:\n    - &call { pattern: foo($A) }\n    - { kind: call_expression, has: { kind: number, stopBy: end }, not: *call }\n",
+      "recipe.yaml": "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml }\n",
+    });
     const json = await execa(SG, ["scan", "--json=compact"], { cwd: dir, reject: false });
     const cli = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>).map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`).sort();
     expect(cli.length).toBe(4);
