@@ -47,3 +47,66 @@ export async function gitTopLevel(root: string): Promise<string | null> {
   const out = await runGit(root, ["rev-parse", "--show-toplevel"], 5000);
   return out === null ? null : out.trim();
 }
+
+/** Why a `--changed-since` reference cannot be resolved; the CLI shows it with a hint (exit 2). */
+export class ChangedSinceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChangedSinceError";
+  }
+}
+
+/** A path that differs between a commit and the working tree, relative to the top level. */
+export interface ChangedPath {
+  path: string;
+  /** true when the working tree no longer has it (deleted, or the old side of a rename). */
+  deleted: boolean;
+}
+
+/** What `--changed-since REF` resolved to: the merge-base and every changed path. */
+export interface ChangeSet {
+  /** The merge-base commit (full hash). */
+  base: string;
+  /** The work tree's top level (real path): `paths` are relative to it. */
+  top: string;
+  paths: ChangedPath[];
+}
+
+const GIT_TIMEOUT = 60_000;
+
+/** `git merge-base REF HEAD`, or `base` itself when `exact` (apply reuses a plan's merge-base). */
+async function mergeBase(root: string, ref: string, exact: boolean): Promise<string> {
+  if (ref.startsWith("-")) throw new ChangedSinceError(`--changed-since ${ref}: not a git revision`);
+  const commit = await runGit(root, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], GIT_TIMEOUT);
+  if (commit === null) throw new ChangedSinceError(`--changed-since ${ref}: unknown revision in this repository`);
+  if (exact) return commit.trim();
+  const base = await runGit(root, ["merge-base", commit.trim(), "HEAD"], GIT_TIMEOUT);
+  if (base === null) throw new ChangedSinceError(`--changed-since ${ref}: no merge-base with HEAD (the history between them is missing or unrelated)`);
+  return base.trim();
+}
+
+/** NUL-separated git output as a list (the last, empty field dropped). */
+const fields = (out: string): string[] => out.split("\0").filter((f) => f !== "");
+
+/**
+ * The files that differ between `git merge-base REF HEAD` and the working tree, with untracked
+ * files that git does not ignore. Renames are listed as a deletion and an addition (the new path
+ * is what tools see); submodules are left out (their commits are not files of this tree; an
+ * untracked nested repository is listed by git as a directory and skipped). Paths are relative to
+ * the top level; callers relativise them to the workspace.
+ */
+export async function changedSince(root: string, ref: string, options: { exact?: boolean } = {}): Promise<ChangeSet> {
+  if (!insideGitWorkTree(root)) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git repository`);
+  const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], GIT_TIMEOUT);
+  if (topOut === null) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git work tree`);
+  const top = topOut.trim();
+  const base = await mergeBase(root, ref, options.exact === true);
+  const diff = await runGit(top, ["-c", "core.quotePath=false", "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=all", base, "--"], GIT_TIMEOUT);
+  const untracked = await runGit(top, ["ls-files", "--others", "--exclude-standard", "-z"], GIT_TIMEOUT);
+  if (diff === null || untracked === null) throw new ChangedSinceError(`--changed-since ${ref}: git could not list the changes since ${base}`);
+  const paths: ChangedPath[] = [];
+  const f = fields(diff);
+  for (let i = 0; i + 1 < f.length; i += 2) paths.push({ path: f[i + 1]!, deleted: f[i]!.startsWith("D") });
+  for (const p of fields(untracked)) if (!p.endsWith("/")) paths.push({ path: p, deleted: false });
+  return { base, top, paths };
+}

@@ -10,7 +10,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
 import { insideGitWorkTree, runGit } from "../git.js";
-import { shardOf, type FileScope } from "../scope.js";
+import { scopeFiles as restrictedFiles, shardOf, type FileScope } from "../scope.js";
 import { containPath, toPosix } from "../workspace/paths.js";
 import { kindOf, readRegularFileSync } from "../util/regular.js";
 import { assertGlobBounded } from "../policy/glob.js";
@@ -331,7 +331,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
   let listed: string[];
   let source: Discovery["source"];
   const skipped: SkippedEntry[] = [];
-  const scopeFiles = options.scope?.files;
+  const scopeFiles = restrictedFiles(options.scope);
   if (scopeFiles !== undefined) {
     source = "explicit";
     const wanted = new Set<string>();

@@ -126,7 +126,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     // The run's file scope (positional files from pre-commit, --shard) may leave a step no
     // code file at all: that is nothing to do, not a recipe error (a commit touching only
     // README.md, a shard that drew no file of this step).
-    const restricted = input.scope?.files !== undefined || input.scope?.shard !== undefined;
+    const restricted = input.scope?.files !== undefined || input.scope?.changed?.files != null || input.scope?.shard !== undefined;
     if (langOf.size === 0 && !restricted) {
       if (discovery.files.length === 0) throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
       if (discovery.singleFile || discovery.source === "explicit") {
