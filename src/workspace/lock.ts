@@ -216,6 +216,20 @@ function removeStaleGuard(guard: string): void {
   }
 }
 
+/**
+ * The live run holding the workspace lock, or null (no lock, or one left by a dead process).
+ * Creates nothing: a command that only reads (a dry-run) asks this before it reads the journal,
+ * which belongs to that run while it lives.
+ */
+export function liveLockHolder(root: string): LockInfo | null {
+  const existing = readLock(path.join(path.resolve(root), STATE_DIR, LOCK_FILE));
+  if (!existing) return null;
+  const holder = existing.info;
+  if (!holder) return isFresh(path.join(path.resolve(root), STATE_DIR, LOCK_FILE)) ? { pid: 0, hostname: "", startedAt: "now" } : null;
+  const sameHost = holder.hostname === undefined || holder.hostname === hostname();
+  return !sameHost || isProcessAlive(holder.pid) ? holder : null;
+}
+
 /** The current holder of the workspace lock, if any (for messages and `tollgate recover`). */
 export function readLockInfo(root: string): LockInfo | null {
   return readLock(path.join(path.resolve(root), STATE_DIR, LOCK_FILE))?.info ?? null;

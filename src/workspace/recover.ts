@@ -1,9 +1,11 @@
+import { lstatSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { RunError, messageOf } from "../errors.js";
-import { assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal } from "./journal.js";
+import { STATE_DIR, assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal } from "./journal.js";
 import { removeRecord } from "./journal-record.js";
-import { acquireLock, type WorkspaceLock } from "./lock.js";
+import { errnoOf } from "./fs.js";
+import { acquireLock, liveLockHolder, type WorkspaceLock } from "./lock.js";
 import { Workspace, isTempFileOf, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 
 export interface RecoverResult {
@@ -21,7 +23,8 @@ export interface RecoverResult {
  * `tollgate recover`: restores every file in `.tollgate/journal.json` to its journaled original
  * (bytes and mode; files the interrupted apply created are removed, and so are directories it
  * created, when empty), deletes the temp files the interrupted writes left, then removes the
- * journal. Takes the workspace lock for the duration, so it refuses while a run is active.
+ * journal. Takes the workspace lock before it reads the journal, so while a run is active it
+ * refuses (naming the run) and reads and writes nothing.
  * Idempotent: running it again after a failure finishes the job.
  */
 export async function recover(
@@ -36,8 +39,10 @@ export async function recover(
   } = {},
 ): Promise<RecoverResult> {
   const fs = options.fs ?? nodeWorkspaceFs;
-  const first = await readJournal(root);
-  if (!first) return { found: false, restored: [], removedTemps: [] };
+  // Without a state directory there is nothing to recover, and nothing is created.
+  if (!stateDirExists(root)) return { found: false, restored: [], removedTemps: [] };
+  // The lock before the journal: a live run's journal is its own (half-way through a rewrite,
+  // say), so while one holds the workspace the journal is not read at all.
   const lock = options.lock === false ? undefined : acquireLock(root, { command: "tollgate recover" });
   try {
     const info = await readJournal(root);
@@ -98,6 +103,16 @@ async function removeTemps(realRoot: string, paths: string[], pid: number, fs: W
   return removed;
 }
 
+function stateDirExists(root: string): boolean {
+  try {
+    lstatSync(path.join(path.resolve(root), STATE_DIR));
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return false;
+    throw new RunError(`Cannot read ${path.join(path.resolve(root), STATE_DIR)}: ${messageOf(err)}`);
+  }
+}
+
 export interface RunGuard {
   lock: WorkspaceLock | undefined;
   release(): void;
@@ -111,7 +126,8 @@ export interface RunGuard {
 export function startRun(root: string, options: { lock?: boolean; command?: string } = {}): RunGuard {
   const lock = options.lock === false ? undefined : acquireLock(root, options.command ? { command: options.command } : {});
   try {
-    assertNoPendingJournal(root);
+    // A run that takes no lock (a dry-run) leaves a live run's journal alone: it is that run's.
+    if (lock || !liveLockHolder(root)) assertNoPendingJournal(root);
   } catch (err) {
     lock?.release();
     throw err;
