@@ -13,6 +13,8 @@ export interface RunInfo {
   dryRun?: boolean;
   check?: boolean;
   scope?: Pick<FileScope, "files" | "shard">;
+  /** owner/name (or host/path) of the repository the run is in; null when unknown. */
+  repository?: string | null;
 }
 
 export interface ReportInput {
@@ -87,6 +89,7 @@ export function buildReport(input: ReportInput): Report {
       vars: recipe.vars,
       cwd: options.cwd,
       git: input.git,
+      repository: options.repository ?? null,
       mode: options.dryRun || check ? "dry-run" : policy.default,
       dryRun: Boolean(options.dryRun || check),
       check,

@@ -133,6 +133,11 @@ export const RunInfoSchema = Type.Object(
       { head: Nullable(Type.String()), dirty: Type.Union([Type.Boolean(), Type.Null()]) },
       { additionalProperties: false },
     ),
+    repository: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "The repository the run was in: GITHUB_REPOSITORY (owner/name), else the origin remote (owner/name on github.com, host/path elsewhere, credentials dropped); null when neither is known",
+      }),
+    ),
     mode: Type.String({ description: "dry-run, or the policy default in effect" }),
     dryRun: Type.Boolean(),
     check: Type.Boolean(),

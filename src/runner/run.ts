@@ -1,4 +1,5 @@
 import { messageOf } from "../errors.js";
+import { originRepository } from "../campaign/repository.js";
 import { gitState } from "../git.js";
 import { buildReport } from "../report/build.js";
 import { STRING_PIECES } from "../report/json.js";
@@ -48,7 +49,7 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   const now = world.now ?? Date.now;
   const startedAt = now();
   // The tree the run started from (the run's own writes would make it dirty at the end).
-  const git = await gitState(workspace.root);
+  const [git, repository] = await Promise.all([gitState(workspace.root), input.repository !== undefined ? input.repository : originRepository(workspace.root)]);
   // A step that is running when SIGINT/SIGTERM arrives (an exec command, a long scan) sees it.
   session.start(signal ? { signal } : {});
   const steps: StepRecord[] = [];
@@ -142,7 +143,7 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   const report = buildReport({
     recipe,
     policy,
-    options: { ...input, cwd: workspace.root },
+    options: { ...input, cwd: workspace.root, repository },
     steps,
     outcomes,
     startedAt,

@@ -31,6 +31,8 @@ export interface RunInput {
   approvals?: Partial<Approvals>;
   /** The command the report names (`run`, `plan`, `apply`, `test`); default `run`. */
   command?: string;
+  /** The repository the report names (owner/name); absent: the workspace's `origin` remote. */
+  repository?: string;
 }
 
 export interface Approvals {

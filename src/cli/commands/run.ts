@@ -30,6 +30,7 @@ export interface RunArgs {
   mode?: PolicyDecision;
   color?: boolean;
   atomic?: boolean;
+  repository?: string;
 }
 
 /** Flags shared by run, plan and apply. */
@@ -52,7 +53,8 @@ export function runFlags<T>(y: Argv<T>) {
     .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
     .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
     .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
-    .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" });
+    .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
+    .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" });
   // No conflicts between --dry-run/--check and --mode/--approve*: `--dry-run` forces every
   // decision to dry-run whatever else is given (SPEC 4), as `apply` does, so CI wrappers (the
   // action's `check` command with a `mode` input) can add it to any command line.
@@ -116,6 +118,7 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
   const input: RunInput = {
     recipePath: path.resolve(recipe),
     command,
+    ...repositoryOf(args.repository, process.env),
     ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
     dryRun: Boolean(args["dry-run"]),
     atomic: Boolean(args.atomic),
@@ -130,6 +133,15 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
     approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
   };
   return { input, world: { cwd, displayBase: process.cwd() } };
+}
+
+/**
+ * The repository the report names: `--repository`, else `GITHUB_REPOSITORY`; neither leaves it
+ * to the runner, which reads the workspace's origin remote.
+ */
+export function repositoryOf(flag: string | undefined, env: NodeJS.ProcessEnv): { repository?: string } {
+  const name = (flag ?? env.GITHUB_REPOSITORY ?? "").trim();
+  return name === "" ? {} : { repository: name };
 }
 
 export function runCommand(setExit: (code: number) => void): CommandModule<object, RunArgs & { positionals: string[] }> {
