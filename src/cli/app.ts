@@ -23,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
   const { planCommand } = await import("./commands/plan.js");
   const { applyCommand } = await import("./commands/apply.js");
   const { mergeReportsCommand } = await import("./commands/merge-reports.js");
+  const { campaignCommand } = await import("./commands/campaign.js");
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
@@ -42,7 +43,8 @@ export async function main(argv: string[]): Promise<number> {
       .command(planCommand(setExit))
       .command(applyCommand(setExit))
       .command(mergeReportsCommand(setExit))
-      .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports")
+      .command(campaignCommand(setExit))
+      .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports, campaign")
       .strict()
       .recommendCommands()
       .version(false)

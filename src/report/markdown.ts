@@ -1,3 +1,4 @@
+import { campaignOf, renderCampaignTable } from "../campaign/summary.js";
 import type { OutcomeRecord, Report } from "./types.js";
 import { OUTCOME_WORD, plannedDecisions } from "./words.js";
 
@@ -53,6 +54,9 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     `Files changed: ${s.filesChanged} (+${s.additions} −${s.deletions})`,
     "",
   ];
+  // A campaign (merge-reports --by-repository): the per-repository table leads.
+  const campaign = campaignOf(report);
+  if (campaign) head.push(...renderCampaignTable(campaign));
   // What changed where: every file an action touched, applied or not.
   const rows = report.outcomes.flatMap((o) => o.files.map((f) => ({ o, f })));
   if (rows.length > 0) {

@@ -1,6 +1,8 @@
 import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
 import type { Preview } from "../../report/patch.js";
+import type { Report } from "../../report/types.js";
+import type { SpillStore } from "../../spill/store.js";
 import type { OutputArgs } from "../outputs.js";
 
 /** Report members read one element at a time (outcomes carry the diffs). */
@@ -9,13 +11,16 @@ const STREAMED = new Set(["steps", "outcomes"]);
 interface MergeArgs extends OutputArgs {
   reports: string[];
   cwd?: string;
+  "by-repository"?: boolean;
+  repositories?: string;
+  "pull-requests"?: string[];
 }
 
-/** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard reports. */
+/** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard or repository reports. */
 export function mergeReportsCommand(setExit: (code: number) => void): CommandModule<object, MergeArgs> {
   return {
     command: "merge-reports <reports..>",
-    describe: "Combine shard reports (--shard i/n) into one report, summary and patch",
+    describe: "Combine shard reports (--shard i/n), or one recipe's reports from many repositories (--by-repository), into one report, summary and patch",
     builder: (y) =>
       y
         .positional("reports", { type: "string", array: true, demandOption: true, describe: "Report files to merge" })
@@ -23,64 +28,96 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
         .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 for GitHub code scanning to FILE" })
-        .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .)" })
+        .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .); with --by-repository, the directory holding each repository at owner/name" })
+        .option("by-repository", { type: "boolean", describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository" })
+        .option("repositories", { type: "string", describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed" })
+        .option("pull-requests", { type: "string", array: true, describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)" })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
     handler: async (args) => {
-      const [{ asReport, mergeReports, rebuildPreviews }, { readJsonStreamed, spillDiff }, { fileSpill }, { writeOutputs }, { existsSync, readFileSync }, path] = await Promise.all([
-        import("../../shard/merge.js"),
-        import("../../shard/read.js"),
-        import("../../spill/store.js"),
-        import("../outputs.js"),
-        import("node:fs"),
-        import("node:path"),
-      ]);
+      if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
+        throw new InputError("--repositories and --pull-requests go with --by-repository");
+      }
+      const { fileSpill } = await import("../../spill/store.js");
       // The reports' diffs wait on disk (in the OS temp directory: merging writes nothing into a
       // workspace) until the outputs are assembled: one outcome's diff in memory at a time.
       const spill = fileSpill(() => []);
       try {
-        setExit(await merge());
+        setExit(await merge(args, spill));
       } finally {
         spill.dispose();
       }
-      async function merge(): Promise<number> {
-        const inputs = [];
-        for (const file of args.reports.map(String)) {
-          let data: unknown;
-          try {
-            data = await readJsonStreamed(file, STREAMED, (key, value) => (key === "outcomes" ? spillDiff(value, spill) : value));
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code;
-            throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
-          }
-          inputs.push({ file, report: asReport(file, data) });
-        }
-        const merged = mergeReports(inputs);
-        const root = args.cwd !== undefined ? path.resolve(args.cwd) : existsSync(merged.run.cwd) ? merged.run.cwd : process.cwd();
-        merged.run.cwd = root;
-        let previews: Preview[] = [];
-        if (args.patch) {
-          const read = (p: string) => {
-            try {
-              return readFileSync(path.join(root, p), "utf8");
-            } catch {
-              return null;
-            }
-          };
-          const rebuilt = rebuildPreviews(merged, read, spill);
-          for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
-          previews = rebuilt.previews;
-        }
-        if (merged.merged.missingShards.length > 0) {
-          process.stderr.write(`tollgate: shards ${merged.merged.missingShards.join(", ")} of ${merged.merged.shardCount} are missing from the merge\n`);
-        }
-        const s = merged.summary;
-        const parts = Object.entries(s.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-        const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-        process.stderr.write(`tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
-        const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
-        await writeOutputs(merged, { ...args, format }, () => {}, previews);
-        return merged.exitCode;
-      }
     },
   };
+}
+
+async function readReports(files: readonly string[], spill: SpillStore): Promise<Array<{ file: string; report: Report }>> {
+  const [{ asReport }, { readJsonStreamed, spillDiff }] = await Promise.all([import("../../shard/merge.js"), import("../../shard/read.js")]);
+  const inputs = [];
+  for (const file of files) {
+    let data: unknown;
+    try {
+      data = await readJsonStreamed(file, STREAMED, (key, value) => (key === "outcomes" ? spillDiff(value, spill) : value));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
+    }
+    inputs.push({ file, report: asReport(file, data) });
+  }
+  return inputs;
+}
+
+async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
+  const [{ mergeReports, rebuildPreviews }, { writeOutputs }, { existsSync, readFileSync }, path] = await Promise.all([
+    import("../../shard/merge.js"),
+    import("../outputs.js"),
+    import("node:fs"),
+    import("node:path"),
+  ]);
+  const inputs = await readReports(args.reports.map(String), spill);
+  const merged: Report = args["by-repository"] ? await mergeCampaign(inputs, args) : mergeShards(inputs, mergeReports);
+  const byRepository = Boolean(args["by-repository"]);
+  const root = args.cwd !== undefined ? path.resolve(args.cwd) : !byRepository && existsSync(merged.run.cwd) ? merged.run.cwd : process.cwd();
+  merged.run.cwd = root;
+  let previews: Preview[] = [];
+  if (args.patch) {
+    const read = (p: string) => {
+      try {
+        return readFileSync(path.join(root, p), "utf8");
+      } catch {
+        return null;
+      }
+    };
+    const rebuilt = rebuildPreviews(merged, read, spill);
+    for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the ${byRepository ? "repository's run" : "shard"} saw it\n`);
+    previews = rebuilt.previews;
+  }
+  const s = merged.summary;
+  const parts = Object.entries(s.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  process.stderr.write(`tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
+  const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
+  await writeOutputs(merged, { ...args, format }, () => {}, previews);
+  return merged.exitCode;
+}
+
+function mergeShards(inputs: Array<{ file: string; report: Report }>, mergeReports: typeof import("../../shard/merge.js").mergeReports): Report {
+  const merged = mergeReports(inputs);
+  if (merged.merged.missingShards.length > 0) {
+    process.stderr.write(`tollgate: shards ${merged.merged.missingShards.join(", ")} of ${merged.merged.shardCount} are missing from the merge\n`);
+  }
+  return merged;
+}
+
+/** `--by-repository`: the campaign report, with the list and pull request map read first. */
+async function mergeCampaign(inputs: Array<{ file: string; report: Report }>, args: MergeArgs): Promise<Report> {
+  const [{ mergeByRepository }, { readRepositoryList, readPullRequestMaps }] = await Promise.all([import("../../campaign/merge.js"), import("./campaign.js")]);
+  const repositories = args.repositories !== undefined ? await readRepositoryList(args.repositories) : undefined;
+  const pullRequests = await readPullRequestMaps((args["pull-requests"] ?? []).map(String));
+  const merged = mergeByRepository(inputs, { ...(repositories ? { repositories } : {}), pullRequests });
+  const { failed, rerun } = merged.campaign;
+  if (failed.length > 0) {
+    process.stderr.write(`tollgate: ${failed.length} of ${merged.campaign.repositories.length} repositories failed: ${failed.join(", ")}\n`);
+    process.stderr.write(`tollgate: to re-run only them, pass this repository list: ${rerun}\n`);
+  }
+  return merged;
 }

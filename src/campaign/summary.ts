@@ -1,0 +1,47 @@
+import type { Outcome, Report } from "../report/types.js";
+import type { CampaignEntry, CampaignInfo } from "./merge.js";
+
+const COLUMNS: readonly Outcome[] = ["applied", "pending-approval", "dry-run", "discarded", "failed", "stale", "blocked"];
+
+const cell = (text: string) => text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|").slice(0, 300);
+
+/** The campaign section of a merged report, when it has one. */
+export function campaignOf(report: Report): CampaignInfo | undefined {
+  const info = (report as Report & { campaign?: CampaignInfo }).campaign;
+  return info && Array.isArray(info.repositories) ? info : undefined;
+}
+
+function pullRequestCell(value: string | null): string {
+  if (value === null || value === "") return "—";
+  const pr = /^https:\/\/[^\s/]+\/[^\s]+\/pull\/(\d+)\/?$/.exec(value);
+  if (pr) return `[#${pr[1]}](${value})`;
+  return /^https?:\/\/\S+$/.test(value) ? `[link](${value})` : cell(value);
+}
+
+function row(e: CampaignEntry): string {
+  const status = e.failed ? `**failed** (${cell(e.why ?? `exit ${e.exitCode}`)})` : e.exitCode === 1 ? "outstanding (exit 1)" : "done";
+  const counts = COLUMNS.map((o) => (e.outcomes[o] > 0 ? String(e.outcomes[o]) : "·"));
+  return `| \`${e.repository}\` | ${status} | ${counts.join(" | ")} | ${pullRequestCell(e.pullRequest)} |`;
+}
+
+/**
+ * The head of a campaign's summary: one row per repository — its status, its actions by outcome
+ * and its pull request — failed repositories first, then the repository-list input that re-runs
+ * only those.
+ */
+export function renderCampaignTable(info: CampaignInfo): string[] {
+  const n = info.repositories.length;
+  const failed = info.failed.length;
+  const lines = [
+    `### Campaign: ${n} repositor${n === 1 ? "y" : "ies"}${failed > 0 ? `, ${failed} failed` : ""}`,
+    "",
+    `| repository | status | ${COLUMNS.join(" | ")} | pull request |`,
+    `|---|---|${COLUMNS.map(() => "---:").join("|")}|---|`,
+    ...info.repositories.map(row),
+    "",
+  ];
+  if (info.rerun !== null) {
+    lines.push(`Re-run only the failed repositories with this repository list (the \`repositories\` input):`, "", "```json", info.rerun, "```", "");
+  }
+  return lines;
+}
