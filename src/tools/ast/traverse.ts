@@ -56,8 +56,21 @@ export function runRegex(source: string): RegExp {
   return re;
 }
 
-/** The marker capture's name prefix (an op index follows); no pattern of a user's names it. */
+/** The marker capture's name prefix (an op's letters follow); no pattern of a user's names it. */
 const MARK = "TOLLGATE_OP_";
+
+/**
+ * An op's index spelled in capital letters (0 → A, 25 → Z, 26 → BA): a metavariable name with a
+ * digit is no metavariable in every language (JSON's lexer splits `$A0`), letters always are.
+ */
+export function opLetters(k: number): string {
+  let out = "";
+  do {
+    out = String.fromCharCode(65 + (k % 26)) + out;
+    k = Math.floor(k / 26);
+  } while (k > 0);
+  return out;
+}
 
 function captureNodes(node: SgNode, name: string, multi: boolean): SgNode[] {
   if (multi) {
@@ -166,12 +179,12 @@ export function combine(ops: readonly EngineOp[], active: readonly number[], sel
   // branch after the others. A rule object (ast_scan's) may match any node (a `regex` on a
   // keyword): its marker is `$$X`, which matches unnamed nodes too.
   const token = active.map((i) => !ops[i]!.config && !/[A-Za-z0-9_$]/.test(ops[i]!.pat));
-  const renamed = active.map((i, k) => (ops[i]!.config || token[k] ? null : renamedPattern(ops[i]!.pat, `${MARK}${k}_`)));
-  const idOf = configs.map((_, k) => renamed[k]?.id ?? `${MARK}${k}`);
-  const prefixOf = configs.map((_, k) => (renamed[k] ? `${MARK}${k}_` : ""));
+  const renamed = active.map((i, k) => (ops[i]!.config || token[k] ? null : renamedPattern(ops[i]!.pat, `${MARK}${opLetters(k)}_`)));
+  const idOf = configs.map((_, k) => renamed[k]?.id ?? `${MARK}${opLetters(k)}`);
+  const prefixOf = configs.map((_, k) => (renamed[k] ? `${MARK}${opLetters(k)}_` : ""));
   const branches = configs.map((c, k) => {
     const r = renamed[k];
-    if (!r) return { all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${k}` }] };
+    if (!r) return { all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${opLetters(k)}` }] };
     return { pattern: sel ? { context: r.pat, selector: sel } : r.pat };
   });
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);

@@ -1,0 +1,84 @@
+/**
+ * Shapes of real code (installed packages, a TypeScript library, Python's standard library) that
+ * once gave answers other than the ast-grep CLI's, each in a small snippet: tollgate's matches and
+ * rewrites are compared with the CLI's on the same files.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { astGrepCli } from "../helpers/ast-grep-cli.js";
+import { testdir } from "../helpers/testdir.js";
+import { makeHost, stagedText } from "./helpers.js";
+
+interface Found {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** The CLI's matches of `pat` under `dir` (path, 1-based line, text), sorted. */
+async function cliMatches(dir: string, lang: string, pat: string): Promise<Found[]> {
+  const { stdout } = await execa(astGrepCli(), ["run", "-p", pat, "-l", lang, "--json=stream", "."], { cwd: dir });
+  const out = stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { file: string; text: string; range: { start: { line: number } } })
+    .map((j) => ({ path: j.file.replace(/^\.\//, ""), line: j.range.start.line + 1, text: j.text }));
+  return sortFound(out);
+}
+
+function sortFound(list: Found[]): Found[] {
+  return [...list].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.text.localeCompare(b.text));
+}
+
+/** tollgate's matches of `pat` under `dir`, and the step's details. */
+async function tollgateMatches(dir: string, lang: string, pat: string): Promise<{ found: Found[]; details: any }> {
+  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat], lang, limit: 100000 });
+  return { found: sortFound(details.matches.map((m: any) => ({ path: m.path, line: m.line, text: m.text }))), details };
+}
+
+/** The files `ast-grep run -U` leaves, by path (in a copy of the files). */
+async function cliRewrite(files: Record<string, string>, lang: string, pat: string, out: string): Promise<Record<string, string>> {
+  const dir = await testdir(files);
+  await execa(astGrepCli(), ["run", "-p", pat, "-r", out, "-l", lang, "-U", "."], { cwd: dir });
+  return Object.fromEntries(Object.keys(files).map((f) => [f, readFileSync(path.join(dir, f), "utf8")]));
+}
+
+/** The files tollgate's ast_edit would write, by path (unchanged files as they are). */
+async function tollgateRewrite(files: Record<string, string>, lang: string, pat: string, out: string): Promise<Record<string, string>> {
+  const dir = await testdir(files);
+  const t = makeHost(dir);
+  const { text } = await t.call("ast_edit", { ops: [{ pat, out }], lang });
+  const result = { ...files };
+  if (text.startsWith("No replacements made")) return result;
+  for (const change of t.actions[0]!.changes ?? []) result[change.path] = stagedText(dir, change) ?? "";
+  return result;
+}
+
+describe("JSON patterns with metavariables", () => {
+  const files = {
+    "a/package.json": '{\n  "name": "a",\n  "files": [\n    "dist"\n  ],\n  "os": ["linux"],\n  "keywords": ["x", "y"]\n}\n',
+    "b/package.json": '{\n  "files": ["index.js"]\n}\n',
+  };
+
+  it("a one-element array pattern finds what the CLI finds", async () => {
+    const dir = await testdir(files);
+    const cli = await cliMatches(dir, "json", "[$A]");
+    expect(cli.length).toBe(3);
+    expect((await tollgateMatches(dir, "json", "[$A]")).found).toEqual(cli);
+  });
+
+  it("an object pattern with a metavariable value finds what the CLI finds", async () => {
+    const dir = await testdir(files);
+    const cli = await cliMatches(dir, "json", '{ "files": $A }');
+    expect(cli.length).toBe(1);
+    expect((await tollgateMatches(dir, "json", '{ "files": $A }')).found).toEqual(cli);
+  });
+
+  it("a rewrite duplicating the element gives the CLI's files", async () => {
+    const cli = await cliRewrite(files, "json", "[$A]", "[$A, $A]");
+    expect(cli["b/package.json"]).toContain('["index.js", "index.js"]');
+    expect(await tollgateRewrite(files, "json", "[$A]", "[$A, $A]")).toEqual(cli);
+  });
+});
