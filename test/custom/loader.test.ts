@@ -34,7 +34,7 @@ const factory: CustomToolFactory = (pi) => ({
 export default factory;
 `;
 
-describe("custom tool loader (SPEC 1.3)", () => {
+describe("custom tool loader", () => {
   it("loads .ts (with enums), .mts, .js and .mjs without a build step", async () => {
     const dir = await testdir({
       "a.ts": TOOL("t_ts"),
@@ -68,7 +68,7 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
     }
   });
 
-  it("gives the four seed error strings, naming the module", async () => {
+  it("gives the four loader error messages, naming the module", async () => {
     const dir = await testdir({
       "tool.md": "# not code",
       "tool.json": "{}",
@@ -93,10 +93,10 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
     await expect(load("missing.ts")).rejects.toThrow("missing.ts: Failed to load tool: file not found");
   });
 
-  it("loads the seed's batch_rename_preview example unmodified", async () => {
+  it("loads the batch_rename_preview fixture, written for another host's types, unmodified", async () => {
     const dir = await testdir();
     const session = new Session({ cwd: dir });
-    const tools = await loadCustomToolModule(path.join(REPO_ROOT, "recipes/tools/batch-rename.ts"), api(dir, session), new Set());
+    const tools = await loadCustomToolModule(path.join(REPO_ROOT, "test/custom/fixtures/batch-rename-preview.ts"), api(dir, session), new Set());
     expect(tools.map((t) => t.name)).toEqual(["batch_rename_preview"]);
     session.register(tools[0]!);
     const rec = await session.call("batch_rename_preview", { files: ["a.ts", "b.ts"] }, "rename");

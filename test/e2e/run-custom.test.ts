@@ -31,7 +31,7 @@ async function project() {
     "recipe.yaml": [
       "version: 1",
       "name: shout",
-      `tools: [./tools/shout.ts, ${JSON.stringify(path.join(REPO_ROOT, "recipes/tools/batch-rename.ts"))}]`,
+      `tools: [./tools/shout.ts, ${JSON.stringify(path.join(REPO_ROOT, "test/custom/fixtures/batch-rename-preview.ts"))}]`,
       "steps:",
       "  - id: shout",
       "    tool: shout",
@@ -114,7 +114,7 @@ describe("tollgate run (end to end, real CLI, TypeScript custom tools)", () => {
     expect(await readFile(path.join(dir, "a.txt"), "utf8")).toBe("hello\n");
   });
 
-  it("an explicit resolve step that may apply calls resolve with the step's own reason (seed example)", async () => {
+  it("an explicit resolve step that may apply calls resolve with the step's own reason (batch_rename_preview)", async () => {
     const dir = await project();
     const recipe = (await readFile(path.join(dir, "recipe.yaml"), "utf8")) + "  - tool: resolve\n    with: { action: apply, reason: ship it }\n";
     await writeFile(path.join(dir, "explicit.yaml"), recipe);
@@ -197,7 +197,7 @@ export default (pi) => ({
     }
   });
 
-  it("pushPendingAction outside an active session throws the seed's message: while loading, and after the run", async () => {
+  it("pushPendingAction outside an active session throws the store-unavailable message: while loading, and after the run", async () => {
     const dir = await testdir({
       "tools/early.ts": `export default (pi) => {
   pi.pushPendingAction({ label: "Early: at load", apply: async () => ({ content: [] }) });
