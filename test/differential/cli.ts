@@ -1,0 +1,153 @@
+/**
+ * The oracle's side: the @ast-grep/cli dev dependency run on the temp copies. Matching runs
+ * many patterns in one `scan --inline-rules` call (one rule per pattern); rewrites run
+ * `run -p -r -U` on a copy, and `run --json` gives the matches with their captures and
+ * replacements. Offsets are converted from the CLI's UTF-8 bytes to string indices.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { astGrepCli } from "../helpers/ast-grep-cli.js";
+
+const SG = astGrepCli();
+
+export interface CliMatch {
+  file: string;
+  ruleId?: string;
+  text: string;
+  /** String indices in the file's text. */
+  start: number;
+  end: number;
+  /** 1-based line and column, as tollgate reports them. */
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  /** Captures: name → [start, end) string indices (a `$$$` list from its first node to its last). */
+  captures: Map<string, [number, number]>;
+  replacement?: string;
+  /** [start, end) string indices the replacement takes the place of. */
+  replaced?: [number, number];
+}
+
+function sg(args: string[], cwd: string): string {
+  const r = spawnSync(SG, args, { cwd, encoding: "utf8", maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`ast-grep ${args.slice(0, 3).join(" ")} …: exit ${r.status}: ${r.stderr.slice(0, 2000)}`);
+  return r.stdout;
+}
+
+/** Maps UTF-8 byte offsets of a text to string indices. */
+export function byteMapper(text: string): (byte: number) => number {
+  const buf = Buffer.from(text, "utf8");
+  if (buf.length === text.length) return (b) => b;
+  const table = new Int32Array(buf.length + 1);
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.codePointAt(i)!;
+    const len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (let k = 0; k < len; k++) table[b + k] = i;
+    b += len;
+    if (cp >= 0x10000) i++;
+  }
+  table[buf.length] = text.length;
+  return (x) => table[x]!;
+}
+
+interface RawRange {
+  byteOffset: { start: number; end: number };
+  start: { line: number; column: number };
+  end: { line: number; column: number };
+}
+interface RawMatch {
+  file: string;
+  ruleId?: string;
+  text: string;
+  range: RawRange;
+  replacement?: string;
+  replacementOffsets?: { start: number; end: number };
+  metaVariables?: { single: Record<string, { range: RawRange }>; multi: Record<string, Array<{ range: RawRange }>> };
+}
+
+function convert(raw: RawMatch, texts: (file: string) => string, mappers: Map<string, (b: number) => number>): CliMatch {
+  const file = raw.file.replace(/^\.\//, "");
+  let map = mappers.get(file);
+  if (!map) mappers.set(file, (map = byteMapper(texts(file))));
+  const captures = new Map<string, [number, number]>();
+  for (const [name, v] of Object.entries(raw.metaVariables?.single ?? {})) captures.set(name, [map(v.range.byteOffset.start), map(v.range.byteOffset.end)]);
+  for (const [name, list] of Object.entries(raw.metaVariables?.multi ?? {})) {
+    if (list.length > 0) captures.set(name, [map(list[0]!.range.byteOffset.start), map(list[list.length - 1]!.range.byteOffset.end)]);
+  }
+  return {
+    file,
+    ...(raw.ruleId !== undefined ? { ruleId: raw.ruleId } : {}),
+    text: raw.text,
+    start: map(raw.range.byteOffset.start),
+    end: map(raw.range.byteOffset.end),
+    line: raw.range.start.line + 1,
+    col: raw.range.start.column + 1,
+    endLine: raw.range.end.line + 1,
+    endCol: raw.range.end.column + 1,
+    captures,
+    ...(raw.replacement !== undefined ? { replacement: raw.replacement } : {}),
+    ...(raw.replacementOffsets ? { replaced: [map(raw.replacementOffsets.start), map(raw.replacementOffsets.end)] as [number, number] } : {}),
+  };
+}
+
+function parseStream(out: string, dir: string): CliMatch[] {
+  const mappers = new Map<string, (b: number) => number>();
+  const texts = (file: string) => readFileSync(path.join(dir, file), "utf8");
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => convert(JSON.parse(l) as RawMatch, texts, mappers));
+}
+
+/**
+ * Every pattern's matches in `dir` (rule id `p<index>`), in batches that fit one argument. A
+ * batch `scan` refuses is split; a single pattern that `scan` refuses as a rule (one without
+ * kinds to match, such as `$A.$$$B`) runs through `run -p`, which takes it, as tollgate does.
+ */
+export function scanPatterns(dir: string, cliLang: string, patterns: readonly string[]): CliMatch[] {
+  const docs = patterns.map((p, i) => JSON.stringify({ id: `p${i}`, language: cliLang, severity: "hint", rule: { pattern: p } }));
+  const out: CliMatch[] = [];
+  const scan = (ids: number[]) => {
+    if (ids.length === 0) return;
+    const r = spawnSync(SG, ["scan", "--inline-rules", ids.map((i) => docs[i]).join("\n---\n"), "--json=stream", "."], { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
+    if (r.status === 0 || r.status === 1) {
+      out.push(...parseStream(r.stdout, dir));
+      return;
+    }
+    if (ids.length === 1) {
+      const id = ids[0]!;
+      out.push(...parseStream(sg(["run", "-p", patterns[id]!, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })));
+      return;
+    }
+    const half = Math.ceil(ids.length / 2);
+    scan(ids.slice(0, half));
+    scan(ids.slice(half));
+  };
+  let batch: number[] = [];
+  let size = 0;
+  docs.forEach((d, i) => {
+    if (size + d.length > 100_000) {
+      scan(batch);
+      batch = [];
+      size = 0;
+    }
+    batch.push(i);
+    size += d.length + 5;
+  });
+  scan(batch);
+  return out;
+}
+
+/** The matches of one pattern in one file, with their replacements by `out`. */
+export function runPattern(dir: string, file: string, cliLang: string, pattern: string, out: string): CliMatch[] {
+  return parseStream(sg(["run", "-p", pattern, "-r", out, "-l", cliLang, "--json=stream", file], dir), dir);
+}
+
+/** Rewrites `file` in place with `ast-grep run -U`. */
+export function rewriteFile(dir: string, file: string, cliLang: string, pattern: string, out: string): void {
+  sg(["run", "-p", pattern, "-r", out, "-l", cliLang, "-U", file], dir);
+}

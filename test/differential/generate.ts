@@ -1,0 +1,193 @@
+/**
+ * Patterns and rewrites made from real nodes: a node's text with sub-nodes replaced by `$A`,
+ * `$B` (single nodes) or `$$$A` (a run of sibling nodes), kept only when napi matches the
+ * pattern on its own source node; rewrites swap or duplicate metavariables, lift one out of
+ * the match, or wrap the match one level deeper (multi-line captures get re-indented).
+ */
+import type { SgNode, SgRoot } from "@ast-grep/napi";
+
+/** A seeded PRNG (mulberry32): the same seed, the same cases. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type Rand = () => number;
+export const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+export function shuffle<T>(r: Rand, xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+export interface Source {
+  /** File name in the language's temp directory. */
+  file: string;
+  text: string;
+  root: SgRoot;
+}
+
+export interface Generated {
+  pattern: string;
+  /** The file and char range of the node the pattern was made from (it must match there). */
+  file: string;
+  start: number;
+  end: number;
+  multiLine: boolean;
+  multi: boolean;
+  /** Metavariables: name → kind of the node it replaced, or `list:` and the kinds of the nodes. */
+  vars: Map<string, string>;
+}
+
+export interface RewriteCase extends Generated {
+  out: string;
+  how: "swap" | "dup" | "lift" | "wrap";
+}
+
+interface Hole {
+  start: number;
+  end: number;
+  name: string;
+}
+
+const COMMENT = /comment/;
+const named = (n: SgNode) => n.children().filter((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
+
+/** A node a pattern may be made from: a bounded size, at least one named child. */
+function candidate(n: SgNode): boolean {
+  const text = n.text();
+  if (text.length < 8 || text.length > 400 || text.split("\n").length > 14) return false;
+  if (/\$[A-Z_$]/.test(text) || String(n.kind()) === "ERROR" || COMMENT.test(String(n.kind()))) return false;
+  return named(n).length > 0;
+}
+
+export function candidates(root: SgRoot): SgNode[] {
+  const out: SgNode[] = [];
+  const visit = (n: SgNode, depth: number) => {
+    if (depth > 0 && n.isNamed() && candidate(n)) out.push(n);
+    if (depth < 60) for (const c of n.children()) visit(c, depth + 1);
+  };
+  visit(root.root(), 0);
+  return out;
+}
+
+/** The descendants (children and grandchildren) a single metavariable may replace. */
+function singles(n: SgNode): SgNode[] {
+  const kids = named(n);
+  return [...kids, ...kids.flatMap((k) => named(k))].filter((k) => k.text().trim() !== "");
+}
+
+/** Runs of siblings (2+ named children of one node) a `$$$` metavariable may replace. */
+function lists(n: SgNode): SgNode[][] {
+  const out: SgNode[][] = [];
+  for (const p of [n, ...named(n)]) {
+    const kids = named(p);
+    if (kids.length < 2) continue;
+    out.push(kids);
+  }
+  return out;
+}
+
+function fill(text: string, base: number, holes: Hole[]): string {
+  let out = "";
+  let at = 0;
+  for (const h of [...holes].sort((a, b) => a.start - b.start)) {
+    out += text.slice(at, h.start - base) + h.name;
+    at = h.end - base;
+  }
+  return out + text.slice(at);
+}
+
+const overlaps = (a: Hole, holes: Hole[]) => holes.some((h) => a.start < h.end && h.start < a.end);
+
+/** The pattern's fixed text (metavariables and whitespace removed) has something to match. */
+function hasFixedText(pattern: string): boolean {
+  return pattern.replace(/\$\$\$[A-Z]+|\$[A-Z]+/g, "").replace(/\s+/g, "").length >= 3;
+}
+
+/** One pattern from node `n`, or undefined when the draw makes none. */
+export function makePattern(r: Rand, src: Source, n: SgNode, wantMulti: boolean): Generated | undefined {
+  const start = n.range().start.index;
+  const end = n.range().end.index;
+  const holes: Hole[] = [];
+  const vars = new Map<string, string>();
+  if (wantMulti) {
+    const ls = lists(n);
+    if (ls.length === 0) return undefined;
+    const kids = pick(r, ls);
+    const from = Math.floor(r() * kids.length);
+    const to = from + Math.floor(r() * (kids.length - from));
+    holes.push({ start: kids[from]!.range().start.index, end: kids[to]!.range().end.index, name: "$$$A" });
+    vars.set("A", `list:${[...new Set(kids.slice(from, to + 1).map((k) => String(k.kind())))].join(",")}`);
+  }
+  const singlesOf = singles(n);
+  const count = 1 + Math.floor(r() * 2);
+  for (let i = 0; i < count && singlesOf.length > 0; i++) {
+    const k = pick(r, singlesOf);
+    const name = wantMulti ? ["B", "C"][i]! : ["A", "B"][i]!;
+    const hole = { start: k.range().start.index, end: k.range().end.index, name: `$${name}` };
+    if (hole.start === start && hole.end === end) continue;
+    if (overlaps(hole, holes)) continue;
+    holes.push(hole);
+    vars.set(name, String(k.kind()));
+  }
+  if (holes.length === 0) return undefined;
+  const pattern = fill(src.text.slice(start, end), start, holes).trim();
+  if (!hasFixedText(pattern)) return undefined;
+  let ok = false;
+  try {
+    ok = n.matches(pattern);
+  } catch {
+    ok = false;
+  }
+  if (!ok) return undefined;
+  return { pattern, file: src.file, start, end, multiLine: pattern.includes("\n"), multi: wantMulti, vars };
+}
+
+const WRAP: Record<string, (body: string, statement: boolean) => string> = {
+  ts: (b, s) => (s ? `{\n${b}\n}` : `wrap(\n${b}\n)`),
+  tsx: (b, s) => (s ? `{\n${b}\n}` : `wrap(\n${b}\n)`),
+  js: (b, s) => (s ? `{\n${b}\n}` : `wrap(\n${b}\n)`),
+  json: (b) => `[\n${b}\n]`,
+  css: (b) => `@media print {\n${b}\n}`,
+  html: (b) => `<div>\n${b}\n</div>`,
+  python: (b) => `if True:\n${b.replace(/^ {2}/gm, "    ")}`,
+  go: (b) => `{\n${b}\n}`,
+  rust: (b) => `{\n${b}\n}`,
+};
+
+/** A rewrite of a generated pattern, or undefined when the draw makes none. */
+export function makeRewrite(r: Rand, lang: string, g: Generated, kind: string): RewriteCase | undefined {
+  const names = [...g.vars.keys()];
+  const isList = (n: string) => g.vars.get(n)!.startsWith("list:");
+  const singleNames = names.filter((n) => !isList(n));
+  const ref = (n: string) => (isList(n) ? `$$$${n}` : `$${n}`);
+  // Lifting a list of nodes of different kinds (a block and its `except` clauses) out of
+  // their parent would make code that no longer parses: lifted are single nodes and uniform lists.
+  const liftable = names.filter((n) => !isList(n) || !g.vars.get(n)!.includes(","));
+  const sameKind = singleNames.flatMap((a) => singleNames.filter((b) => a < b && g.vars.get(a) === g.vars.get(b)).map((b) => [a, b] as const));
+  const hows = [...(sameKind.length > 0 ? (["swap", "dup"] as const) : []), ...(liftable.length > 0 ? (["lift"] as const) : []), "wrap"] as const;
+  const how = pick(r, hows);
+  let out: string;
+  if (how === "swap" || how === "dup") {
+    const [a, b] = pick(r, sameKind);
+    out = g.pattern.replace(/\$(\$\$)?[A-Z]+/g, (m) => (m === `$${a}` ? (how === "swap" ? `$${b}` : m) : m === `$${b}` ? `$${a}` : m));
+  } else if (how === "lift") {
+    out = ref(pick(r, liftable));
+  } else {
+    const statement = /statement|declaration|definition|item|rule_set|element/.test(kind);
+    out = WRAP[lang]!(g.pattern.replace(/^/gm, "  "), statement);
+  }
+  if (out === g.pattern) return undefined;
+  return { ...g, out, how };
+}
