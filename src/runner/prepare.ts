@@ -89,6 +89,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
     scope: input.scope ?? {},
     logger,
     recipeDir: path.dirname(path.resolve(input.recipePath)),
+    ...(world.cache ? { cache: world.cache } : {}),
   };
   for (const tool of builtinTools(host)) session.register(tool);
   let currentTool: string | undefined;

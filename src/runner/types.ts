@@ -1,3 +1,4 @@
+import type { ResultCache } from "../cache/index.js";
 import type { ExecFn } from "../exec.js";
 import type { Logger } from "../logger.js";
 import type { Policy } from "../policy/policy.js";
@@ -55,6 +56,8 @@ export interface RunWorld {
   logger?: Logger;
   /** Paths in messages are shown relative to this directory (the user's shell cwd). */
   displayBase?: string;
+  /** `--cache`: what ast_grep, ast_edit and ast_scan found in files, kept across runs. */
+  cache?: ResultCache | undefined;
 }
 
 /** Who approved an action, and how (the report's `approval`). */

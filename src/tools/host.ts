@@ -1,3 +1,4 @@
+import type { ResultCache } from "../cache/index.js";
 import type { ExecFn } from "../exec.js";
 import type { Logger } from "../logger.js";
 import type { PendingAction, Tool } from "../session/types.js";
@@ -16,6 +17,8 @@ export interface ToolHost {
   logger: Logger;
   /** Directory of the recipe: files a step names for its own input (ast_scan rules) are relative to it. */
   recipeDir?: string;
+  /** `--cache`: the result cache the structural tools consult (absent: every file is searched). */
+  cache?: ResultCache | undefined;
 }
 
 export type BuiltinToolFactory = (host: ToolHost) => Tool;

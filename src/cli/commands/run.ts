@@ -3,6 +3,8 @@ import type { Argv, CommandModule } from "yargs";
 import { InputError, TollgateError } from "../../errors.js";
 import { DECISIONS, type PolicyDecision } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
+import type { RecipeSource } from "../../changed/inputs.js";
+import type { ChangedScope } from "../../scope.js";
 import type { PlanGate, RunEvent, RunInput, RunWorld } from "../../runner/types.js";
 import { colorEnabled, colors } from "../../term.js";
 import { createReporter } from "../reporter.js";
@@ -27,6 +29,9 @@ export interface RunArgs {
   approvals?: string;
   cwd?: string;
   shard?: string;
+  "changed-since"?: string;
+  cache?: boolean;
+  "cache-location"?: string;
   mode?: PolicyDecision;
   color?: boolean;
   atomic?: boolean;
@@ -52,6 +57,9 @@ export function runFlags<T>(y: Argv<T>) {
     .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
     .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
     .option("shard", { type: "string", describe: "Run shard i of n: i/n" })
+    .option("changed-since", { type: "string", describe: "Only files changed since git merge-base REF HEAD (every file when the recipe's inputs changed)" })
+    .option("cache", { type: "boolean", describe: "Reuse what ast_grep, ast_edit and ast_scan found in unchanged files (result cache)" })
+    .option("cache-location", { type: "string", describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)" })
     .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
     .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
     .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" });
@@ -113,6 +121,7 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
     throw new InputError(missing.map((f) => ({ message: `${f}: no such file (files named on the command line are relative to the workspace root ${cwd}: --cwd, default the working directory)` })));
   }
   const shard = parseShard(args.shard);
+  const changed = args["changed-since"] !== undefined ? await changedScope(args["changed-since"], { cwd, recipePath: path.resolve(recipe), policyPath: args.policy, vars: args.var ?? [] }) : undefined;
   const { loadApprovalsFile } = await import("../approvals.js");
   const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
   const input: RunInput = {
@@ -128,11 +137,34 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
     scope: {
       ...(scopeFiles.length > 0 ? { files: scopeFiles } : {}),
       ...(shard ? { shard } : {}),
+      ...(changed ? { changed } : {}),
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
     approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
   };
-  return { input, world: { cwd, displayBase: process.cwd() } };
+  return { input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd)) } };
+}
+
+/** `--changed-since`: the changed scope, said on stderr when an input of the recipe widened it to every file. */
+export async function changedScope(ref: string, source: RecipeSource & { exact?: boolean }): Promise<ChangedScope> {
+  const { resolveChangedScope } = await import("../../changed/index.js");
+  const changed = await resolveChangedScope({ ...source, ref });
+  const inputs = changed.inputs ?? [];
+  if (changed.files === null) process.stderr.write(`tollgate: --changed-since ${ref}: the recipe's inputs changed (${inputs.slice(0, 5).join(", ")}${inputs.length > 5 ? ", …" : ""}): every file is in scope\n`);
+  return changed;
+}
+
+/** `--cache`: the result cache the structural tools consult; its MAC key from TOLLGATE_CACHE_KEY when set. */
+export async function cacheWorld(args: Pick<RunArgs, "cache" | "cache-location">, cwd: string): Promise<Pick<RunWorld, "cache">> {
+  if (!args.cache) return {};
+  const { openResultCache } = await import("../../cache/open.js");
+  const cache = await openResultCache({
+    root: cwd,
+    env: process.env,
+    ...(args["cache-location"] !== undefined ? { location: path.resolve(args["cache-location"]) } : {}),
+    warn: (line) => process.stderr.write(`tollgate: ${line}\n`),
+  });
+  return { cache };
 }
 
 /**
@@ -250,6 +282,7 @@ export async function executeWithOutputs(
       throw err;
     });
     restoreStdout(); // the run's user code is done: stdout is the machine output's again
+    await world.cache?.close();
     try {
       const report = finish ? await finish(result.report) : result.report;
       reporter.done(report);

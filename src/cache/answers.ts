@@ -1,0 +1,71 @@
+/**
+ * The answers the cache keeps and how each is checked: the ast engine's matches of a file (for
+ * ast_grep, ast_edit and ast_scan's plain-pattern rules) and ast_scan's evaluated matches of the
+ * rules that apply to a file.
+ */
+import type { AnswerCodec } from "./store.js";
+
+type Range = [number, number];
+
+/** What the engine found in one file: its ops' matches (with captures) and the parse's error nodes. */
+export interface EngineAnswer {
+  matches: Array<{ op: number; start: number; end: number; captures: Record<string, Range | null>; bad?: boolean; literals?: Range[] }>;
+  errors: Range[];
+  hadErrors?: boolean;
+}
+
+/** What one file gave each applicable rule (in the order the rules were given): matches with message and fix, and those resting on a syntax error. */
+export type ScanAnswer = Array<{
+  good: Array<{ start: number; end: number; message: string; fix?: { start: number; end: number; text: string } }>;
+  bad: Array<{ start: number; end: number }>;
+}>;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isInt = (v: unknown): v is number => Number.isInteger(v);
+const isRange = (v: unknown): v is Range => Array.isArray(v) && v.length === 2 && isInt(v[0]) && isInt(v[1]);
+const isSpan = (v: unknown): v is { start: number; end: number } => isObj(v) && isInt(v.start) && isInt(v.end);
+
+function isEngineMatch(m: unknown): boolean {
+  if (!isSpan(m) || !isInt((m as Record<string, unknown>).op)) return false;
+  const { captures, bad, literals } = m as Record<string, unknown>;
+  if (!isObj(captures) || !Object.values(captures).every((c) => c === null || isRange(c))) return false;
+  if (bad !== undefined && typeof bad !== "boolean") return false;
+  return literals === undefined || (Array.isArray(literals) && literals.every(isRange));
+}
+
+export const engineCodec: AnswerCodec<EngineAnswer> = {
+  is: (v): v is EngineAnswer =>
+    isObj(v) &&
+    Array.isArray(v.matches) &&
+    v.matches.every(isEngineMatch) &&
+    Array.isArray(v.errors) &&
+    v.errors.every(isRange) &&
+    (v.hadErrors === undefined || typeof v.hadErrors === "boolean"),
+  *ranges(v) {
+    for (const m of v.matches) {
+      yield [m.start, m.end];
+      for (const c of Object.values(m.captures)) if (c) yield c;
+      for (const l of m.literals ?? []) yield l;
+    }
+    yield* v.errors;
+  },
+};
+
+function isGood(g: unknown): boolean {
+  if (!isSpan(g) || typeof (g as Record<string, unknown>).message !== "string") return false;
+  const fix = (g as Record<string, unknown>).fix;
+  return fix === undefined || (isSpan(fix) && typeof (fix as Record<string, unknown>).text === "string");
+}
+
+export const scanCodec: AnswerCodec<ScanAnswer> = {
+  is: (v): v is ScanAnswer => Array.isArray(v) && v.every((r) => isObj(r) && Array.isArray(r.good) && r.good.every(isGood) && Array.isArray(r.bad) && r.bad.every(isSpan)),
+  *ranges(v) {
+    for (const r of v) {
+      for (const g of r.good) {
+        yield [g.start, g.end];
+        if (g.fix) yield [g.fix.start, g.fix.end];
+      }
+      for (const b of r.bad) yield [b.start, b.end];
+    }
+  },
+};
