@@ -14,11 +14,13 @@ export interface Commit {
   body: string;
 }
 
-/** The campaign branch on the remote, as the checkout fetched it. */
+/** The campaign branch on the remote, as the checkout fetched it, and the work tree's changes. */
 export interface BranchState {
   exists: boolean;
   /** Commits on the branch that the base does not have. */
   commits: Commit[];
+  /** Files that differ from HEAD in the work tree (untracked ones included), relative to the root. */
+  changes: string[];
 }
 
 export interface PullRequestPlan {
@@ -51,9 +53,10 @@ export interface PlanOptions {
  * in this step.
  */
 export async function readBranchState(root: string, branch: string): Promise<BranchState> {
+  const changes = await readChanges(root);
   const ref = `refs/remotes/origin/${branch}`;
   const sha = await runGit(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], 10000);
-  if (sha === null) return { exists: false, commits: [] };
+  if (sha === null) return { exists: false, commits: [], changes };
   const log = await runGit(root, ["log", "--format=%H%x00%s%x00%B%x1e", `HEAD..${ref}`], 30000);
   if (log === null) throw new Error(`git log HEAD..${ref} failed in ${root}`);
   const commits = log
@@ -64,7 +67,23 @@ export async function readBranchState(root: string, branch: string): Promise<Bra
       const [sha = "", subject = "", body = ""] = entry.split("\x00");
       return { sha, subject, body };
     });
-  return { exists: true, commits };
+  return { exists: true, commits, changes };
+}
+
+/** The work tree's changed and untracked (not ignored) files under root, relative to it. */
+async function readChanges(root: string): Promise<string[]> {
+  const [prefix, status] = await Promise.all([
+    runGit(root, ["rev-parse", "--show-prefix"], 10000),
+    runGit(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"], 60000),
+  ]);
+  if (prefix === null || status === null) throw new Error(`${root}: not a git work tree (git status failed)`);
+  const under = prefix.trim();
+  return status
+    .split("\0")
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3))
+    .filter((file) => file.startsWith(under))
+    .map((file) => file.slice(under.length));
 }
 
 /** Whether a commit carries the campaign's trailer for this branch. */
@@ -97,24 +116,37 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
     return skip(`branch ${options.branch} holds ${foreign.length} commit${foreign.length === 1 ? "" : "s"} the campaign did not make (${list}${foreign.length > 5 ? "; …" : ""}): left alone`);
   }
   const paths = [...new Set(applied.flatMap((o) => o.files.map((f) => f.path)))];
+  const add = addPathsFor(paths, state.changes);
+  if ("problem" in add) return skip(add.problem);
   return {
     ...base,
     decision: state.exists ? "update" : "open",
     reason: state.exists ? `branch ${options.branch} holds only the campaign's commits: updated` : `no branch ${options.branch} yet: opened`,
     body: pullRequestBody(report, options),
-    addPaths: paths.map(pathspecOf),
+    addPaths: add.addPaths,
   };
 }
 
 /**
- * A pathspec that names exactly `file` and survives create-pull-request's list splitting (on
- * commas and newlines, each item trimmed): `:(literal)` when it can, else a `:(glob)` whose `?`
- * stands for each comma, line break or edge space, with glob characters escaped.
+ * What create-pull-request commits: exactly the applied files (not what an exec step or a build
+ * left in the tree). Its add-paths list is split on commas and line breaks and trimmed, so a
+ * file is named by a `:(literal)` pathspec; a file no such pathspec survives (a comma, a line
+ * break, an edge space) can only go in when every change in the tree is an applied one (then
+ * the list is empty: everything), else the pull request is skipped with the reason.
  */
-export function pathspecOf(file: string): string {
-  if (!/[,\r\n]/.test(file) && file.trim() === file) return `:(literal)${file}`;
-  const escaped = file.replace(/[\\*?[\]]/g, (c) => `\\${c}`).replace(/[,\r\n]/g, "?");
-  return `:(glob)${escaped.replace(/^\s+|\s+$/g, (s) => "?".repeat(s.length))}`;
+export function addPathsFor(applied: readonly string[], changes: readonly string[]): { addPaths: string[] } | { problem: string } {
+  const literal = applied.map(literalPathspec);
+  if (literal.every((p) => p !== null)) return { addPaths: literal as string[] };
+  const mine = new Set(applied);
+  const stray = changes.filter((c) => !mine.has(c));
+  if (stray.length === 0) return { addPaths: [] };
+  const odd = applied.filter((p) => literalPathspec(p) === null).map((p) => JSON.stringify(p));
+  return { problem: `${odd.join(", ")} cannot be named to create-pull-request (a comma, a line break or an edge space) while other files changed too (${stray.slice(0, 3).map((p) => JSON.stringify(p)).join(", ")}${stray.length > 3 ? ", …" : ""})` };
+}
+
+/** `:(literal)file`, or null when create-pull-request's list splitting would break it. */
+export function literalPathspec(file: string): string | null {
+  return /[,\r\n]/.test(file) || file.trim() !== file ? null : `:(literal)${file}`;
 }
 
 const MAX_LISTED = 50;

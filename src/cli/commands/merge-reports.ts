@@ -88,7 +88,9 @@ async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
       }
     };
     const rebuilt = rebuildPreviews(merged, read, spill);
-    for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the ${byRepository ? "repository's run" : "shard"} saw it\n`);
+    if (!byRepository) for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
+    // A campaign's repositories are seldom checked out side by side: one line, not one per file.
+    else if (rebuilt.skipped.length > 0) process.stderr.write(`tollgate: --patch: ${rebuilt.skipped.length} file(s) left out: not under ${root}/<owner>/<name> as the repositories' runs saw them (each repository's own patch is its job's artifact)\n`);
     previews = rebuilt.previews;
   }
   const s = merged.summary;
