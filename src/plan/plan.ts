@@ -57,6 +57,8 @@ export interface PlanInputs {
   policyPath: string | undefined;
   vars: string[];
   mode: string | undefined;
+  /** `--changed-since`: the ref given and the merge-base it resolved to. */
+  changedSince?: { ref: string; base: string } | undefined;
 }
 
 /** Adds the plan block to a plan run's report. */
@@ -82,6 +84,7 @@ export async function toPlan(report: Report, inputs: PlanInputs, decided: Map<st
     cwd: inputs.cwd,
     files: report.run.files,
     shard: report.run.shard,
+    ...(inputs.changedSince ? { changedSince: { ref: inputs.changedSince.ref, base: inputs.changedSince.base } } : {}),
     actions,
   };
   return { ...report, plan };
@@ -103,6 +106,7 @@ const PlanInfoSchema = Type.Object({
   cwd: Type.String({ minLength: 1 }),
   files: Type.Union([Type.Array(Type.String()), Type.Null()]),
   shard: Type.Union([Type.Object({ index: Type.Integer({ minimum: 1 }), count: Type.Integer({ minimum: 1 }) }), Type.Null()]),
+  changedSince: Type.Optional(Type.Object({ ref: Type.String(), base: Type.String({ pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$" }) })),
   actions: Type.Array(
     Type.Object({
       id: Type.String({ pattern: "^[^#]+#.+$" }),

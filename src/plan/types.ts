@@ -27,6 +27,8 @@ export interface PlanInfo {
   cwd: string;
   files: string[] | null;
   shard: { index: number; count: number } | null;
+  /** `--changed-since`: the ref and the merge-base the plan's files were changed since; apply reuses the merge-base. */
+  changedSince?: { ref: string; base: string };
   actions: PlannedAction[];
 }
 

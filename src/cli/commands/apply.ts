@@ -4,7 +4,7 @@ import { InputError } from "../../errors.js";
 import { DECISIONS } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
 import type { RunInput } from "../../runner/types.js";
-import { approveIds, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
+import { approveIds, cacheWorld, changedScope, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
 import { relativeInside } from "../../util/inside.js";
 
 interface ApplyArgs extends RunArgs {
@@ -39,6 +39,9 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
         .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
         .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
+        .option("changed-since", { type: "string", describe: "Only files changed since git merge-base REF HEAD (a plan made with --changed-since uses its recorded merge-base)" })
+        .option("cache", { type: "boolean", describe: "Reuse what ast_grep, ast_edit and ast_scan found in unchanged files (result cache)" })
+        .option("cache-location", { type: "string", describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
       const [{ readPlan, checkPlanInputs, checkApplyPolicy, checkPlanSteps, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] =
@@ -68,6 +71,13 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
       const { loadApprovalsFile } = await import("../approvals.js");
       const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
       const { gate, seen } = createPlanGate(info);
+      const source = { cwd, recipePath, policyPath: args.policy, vars: info.vars };
+      // The plan's merge-base, not REF resolved again: the base branch may have moved since.
+      const changed = info.changedSince
+        ? { ...(await changedScope(info.changedSince.base, { ...source, exact: true })), ref: info.changedSince.ref }
+        : args["changed-since"] !== undefined
+          ? await changedScope(args["changed-since"], source)
+          : undefined;
       const input: RunInput = {
         recipePath,
         command: "apply",
@@ -80,11 +90,12 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         scope: {
           ...(info.files ? { files: info.files } : {}),
           ...(info.shard ? { shard: info.shard } : {}),
+          ...(changed ? { changed } : {}),
           exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.plan]),
         },
         approvals: { ids: approveIds(args.approve), approveAll: Boolean(args["approve-all"]), file: approvalsFile },
       };
-      const code = await executeWithOutputs({ input, world: { cwd, displayBase: process.cwd() }, gate }, args, {
+      const code = await executeWithOutputs({ input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd)) }, gate }, args, {
         finish: async (report: Report) => {
           const missing = await missingActions(info, seen, new Workspace({ root: cwd }));
           for (const m of missing) {

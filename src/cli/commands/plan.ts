@@ -37,7 +37,7 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
         finish: async (report) => {
           const plan = await toPlan(
             report,
-            { cwd: run.world.cwd, recipePath: input.recipePath, policyPath: input.policyPath, vars: input.vars ?? [], mode: input.mode },
+            { cwd: run.world.cwd, recipePath: input.recipePath, policyPath: input.policyPath, vars: input.vars ?? [], mode: input.mode, changedSince: input.scope?.changed },
             recorder.decided,
           );
           if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write));
