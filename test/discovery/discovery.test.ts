@@ -70,9 +70,19 @@ describe("discovery", () => {
     const parts = await Promise.all([1, 2, 3, 4].map((index) => rels(dir, { scope: { shard: { index, count: 4 } } })));
     expect(parts.flat().sort()).toEqual(Object.keys(files).sort());
     expect(parts.every((p) => p.length > 0)).toBe(true);
-    expect(shardOf("d/f1.ts", 4)).toBe(shardOf("d/f1.ts", 4));
     const reordered = await rels(dir, { scope: { files: [...Object.keys(files)].reverse(), shard: { index: 2, count: 4 } } });
     expect(reordered).toEqual(parts[1]);
+  });
+
+  it("a file's shard is pinned: the same path lands in the same shard in every version (golden values for 2, 3, 4 and 7 shards)", () => {
+    const golden: Record<string, number[]> = {
+      "d/f1.ts": [1, 3, 1, 1],
+      "src/index.ts": [1, 2, 3, 2],
+      "src/a/b.tsx": [2, 2, 4, 7],
+      "README.md": [2, 2, 4, 6],
+      "lib/日本.ts": [1, 2, 3, 6],
+    };
+    for (const [rel, shards] of Object.entries(golden)) expect([2, 3, 4, 7].map((count) => shardOf(rel, count)), rel).toEqual(shards);
   });
 
   it("a workspace that is a sub-directory of a git repository lists paths relative to itself", async () => {
