@@ -13,13 +13,16 @@ export class AtomicFiles {
   readonly #realRoot: string;
   readonly #fs: WorkspaceFs;
   readonly #attempts: number;
+  /** Names this instance's temp files (fs.ts tempFileName): the journal's nonce, as tempTag. */
+  readonly #tag: string;
   /** Temp files whose removal failed; retried on the next sweep. */
   readonly #orphans = new Set<string>();
 
-  constructor(realRoot: string, fs: WorkspaceFs, attempts: number) {
+  constructor(realRoot: string, fs: WorkspaceFs, attempts: number, tag: string) {
     this.#realRoot = realRoot;
     this.#fs = fs;
     this.#attempts = Math.max(1, attempts);
+    this.#tag = tag;
   }
 
   async retry(op: () => Promise<void>): Promise<void> {
@@ -87,11 +90,22 @@ export class AtomicFiles {
     }
   }
 
-  /** Atomic replace: a new temp file in the same directory, then rename over the target. */
+  /**
+   * Atomic replace: a new temp file in the same directory, then rename over the target. A temp
+   * file of the same name can only be one of this journal's own, left by a write that failed or
+   * was killed: it is removed and the temp file made afresh (still with O_EXCL).
+   */
   async replace(real: string, data: string | Uint8Array | Iterable<string>, mode: number | undefined, flush = false): Promise<void> {
-    const tmp = tempFileName(real);
+    const tmp = tempFileName(real, this.#tag);
+    const options = { ...(mode !== undefined ? { mode } : {}), flush };
     try {
-      await this.#fs.writeNew(tmp, data, { ...(mode !== undefined ? { mode } : {}), flush });
+      try {
+        await this.#fs.writeNew(tmp, data, options);
+      } catch (err) {
+        if (errnoOf(err) !== "EEXIST") throw err;
+        await this.#fs.unlink(tmp);
+        await this.#fs.writeNew(tmp, data, options);
+      }
       await this.#fs.rename(tmp, real);
     } catch (err) {
       await this.#fs.unlink(tmp).catch((unlinkErr: unknown) => {

@@ -99,14 +99,19 @@ async function breathe(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-let tempCounter = 0;
-
-/** Name pattern of the temp files of atomic writes (recover removes those a killed run left). */
-export function tempFileName(target: string, pid = process.pid): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.tollgate-${pid}-${++tempCounter}.tmp`);
+/**
+ * The temp file of an atomic write of `target`: `.<name>.tollgate-<tag>.tmp` in its directory,
+ * `tag` from the nonce of the journal covering the write (tempTag). One name per file and
+ * journal, so `recover` finds exactly the temp files of the writes a journal covers — its own
+ * and those of the run that wrote it — from the journal alone, and deletes no other file.
+ */
+export function tempFileName(target: string, tag: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.tollgate-${tag}.tmp`);
 }
-export function isTempFileOf(name: string, pid: number): boolean {
-  return name.startsWith(".") && name.endsWith(".tmp") && name.includes(`.tollgate-${pid}-`);
+
+/** The temp-file tag of a journal's nonce (random hex: no name in a tree has it by chance). */
+export function tempTag(nonce: string): string {
+  return /^[0-9a-f]{16,}$/.test(nonce) ? nonce.slice(0, 16) : "untagged";
 }
 
 export function errnoOf(err: unknown): string | undefined {

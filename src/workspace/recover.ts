@@ -1,12 +1,12 @@
 import { lstatSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { RunError, messageOf } from "../errors.js";
-import { STATE_DIR, assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal } from "./journal.js";
-import { removeRecord } from "./journal-record.js";
-import { errnoOf } from "./fs.js";
+import { STATE_DIR, assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
+import { readRecord, removeRecord } from "./journal-record.js";
+import { errnoOf, tempFileName, tempTag } from "./fs.js";
 import { acquireLock, liveLockHolder, type WorkspaceLock } from "./lock.js";
-import { Workspace, isTempFileOf, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
+import { realRoot } from "./paths.js";
+import { Workspace, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 
 export interface RecoverResult {
   /** Whether a journal was there to recover from. */
@@ -46,7 +46,7 @@ export async function recover(
   const lock = options.lock === false ? undefined : acquireLock(root, { command: "tollgate recover" });
   try {
     const info = await readJournal(root);
-    if (!info) return { found: false, restored: [], removedTemps: [] };
+    if (!info) return { found: false, restored: [], removedTemps: options.lock === false ? [] : await removeJournalTemp(root, fs) };
     const workspace = new Workspace({ root, fs, ...(options.protect ? { protect: options.protect } : {}) });
     const problems = journalProblems(root, info, (rel) => workspace.isProtected(rel));
     if (problems.length > 0) throw untrustedJournal(journalPath(root), problems);
@@ -57,8 +57,15 @@ export async function recover(
       pid: info.pid,
       createdAt: info.createdAt,
     });
-    const removedTemps = await removeTemps(workspace.realRoot, info.entries.map((e) => e.path), info.pid, fs);
-    const failures = await workspace.transaction.restore(info);
+    // The temp files of the journal's writes, by name: the interrupted run's, and those of a
+    // recover of this same journal that was killed (it names its own by the journal's nonce).
+    // Removed before the restore and again after it; the journal goes last, so a recover
+    // killed at any point leaves the journal for the next one to finish from.
+    const temps = journalTemps(root, workspace.realRoot, info);
+    const first = await removeTemps(workspace.realRoot, temps, fs);
+    const failures = await workspace.transaction.restore(info, info.nonce);
+    const last = await removeTemps(workspace.realRoot, temps, fs);
+    failures.push(...last.failures);
     if (failures.length > 0) {
       throw new RunError(
         `Recovery could not restore everything (${failures.join("; ")}). The journal is kept; fix the cause and run \`tollgate recover\` again.`,
@@ -67,40 +74,51 @@ export async function recover(
     try {
       await fs.unlink(journalPath(root));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
+      if (errnoOf(err) !== "ENOENT") {
         throw new RunError(`Files were restored but the journal could not be removed: ${messageOf(err)}`);
       }
     }
     removeRecord(workspace.realRoot, info.nonce);
+    const removedTemps = [...first.removed, ...last.removed];
     return { found: true, restored: info.entries.map((e) => e.path), removedTemps, pid: info.pid, createdAt: info.createdAt };
   } finally {
     lock?.release();
   }
 }
 
-async function removeTemps(realRoot: string, paths: string[], pid: number, fs: WorkspaceFs): Promise<string[]> {
-  const dirs = new Set(paths.map((p) => path.dirname(path.join(realRoot, p))));
-  dirs.add(path.dirname(journalPath(realRoot)));
+/** Every temp file the writes a journal covers can have left (fs.ts tempFileName), absolute. */
+function journalTemps(root: string, realRoot: string, info: JournalInfo): string[] {
+  const tag = tempTag(info.nonce);
+  return [journalPath(root), ...info.entries.map((e) => path.join(realRoot, e.path))].map((p) => tempFileName(p, tag));
+}
+
+/**
+ * With no journal there are no user files to restore, but a run killed while writing its first
+ * journal left that journal's temp file, named by the nonce of the record it wrote first.
+ */
+async function removeJournalTemp(root: string, fs: WorkspaceFs): Promise<string[]> {
+  const real = realRoot(root);
+  const nonce = readRecord(real);
+  if (!nonce) return [];
+  const { removed, failures } = await removeTemps(real, [tempFileName(journalPath(root), tempTag(nonce))], fs);
+  if (failures.length === 0) removeRecord(real, nonce);
+  return removed;
+}
+
+async function removeTemps(realRoot: string, temps: readonly string[], fs: WorkspaceFs): Promise<{ removed: string[]; failures: string[] }> {
   const removed: string[] = [];
-  for (const dir of dirs) {
-    let names: string[];
+  const failures: string[] = [];
+  for (const abs of temps) {
+    const rel = path.relative(realRoot, abs).split(path.sep).join("/");
     try {
-      names = await readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!isTempFileOf(name, pid)) continue;
-      const abs = path.join(dir, name);
-      try {
-        await fs.unlink(abs);
-        removed.push(path.relative(realRoot, abs).split(path.sep).join("/"));
-      } catch {
-        // leave it; harmless
-      }
+      await fs.unlink(abs);
+      removed.push(rel);
+    } catch (err) {
+      const code = errnoOf(err);
+      if (code !== "ENOENT" && code !== "ENOTDIR") failures.push(`${rel}: ${messageOf(err)}`);
     }
   }
-  return removed;
+  return { removed, failures };
 }
 
 function stateDirExists(root: string): boolean {

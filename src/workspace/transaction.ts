@@ -2,6 +2,7 @@ import { BlockedError, StaleError, messageOf } from "../errors.js";
 import type { FileChange, TextEdit } from "../session/types.js";
 import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
+import { tempTag } from "./fs.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
 import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
 import { mapLimit } from "../util/limit.js";
@@ -115,6 +116,7 @@ export class RunTransaction {
   readonly ledger = new EditLedger();
   readonly #view: TreeView;
   readonly #files: AtomicFiles;
+  readonly #attempts: number;
   readonly #durable: boolean;
   #action: Scope | undefined;
   #run: Scope | undefined;
@@ -129,7 +131,8 @@ export class RunTransaction {
   constructor(view: TreeView, options: TransactionOptions = {}) {
     this.#view = view;
     this.atomic = options.atomic ?? false;
-    this.#files = new AtomicFiles(view.realRoot, view.fs, options.restoreAttempts ?? 3);
+    this.#attempts = options.restoreAttempts ?? 3;
+    this.#files = new AtomicFiles(view.realRoot, view.fs, this.#attempts, tempTag(this.#nonce));
     this.#durable = options.durableJournal ?? true;
     if (this.atomic) this.#run = new Scope();
   }
@@ -360,12 +363,17 @@ export class RunTransaction {
     this.#run = new Scope();
   }
 
-  /** Puts files back as a journal describes them (used by `recover`); returns what failed. */
-  restore(state: JournalState): Promise<string[]> {
+  /**
+   * Puts files back as a journal describes them (used by `recover`); returns what failed. Its
+   * temp files are named by the journal's nonce, so a restore killed midway leaves only temp
+   * files the next `recover` of the same journal finds by name.
+   */
+  restore(state: JournalState, nonce: string): Promise<string[]> {
     const scope = new Scope();
     for (const e of state.entries) scope.add(e);
     for (const d of state.dirs) scope.addDir(d);
-    return this.#files.restore([...scope.entries.values()], scope.dirs);
+    const files = new AtomicFiles(this.#view.realRoot, this.#view.fs, this.#attempts, tempTag(nonce));
+    return files.restore([...scope.entries.values()], scope.dirs);
   }
 
   /** Undo after a failure; returns the error to record. */
