@@ -185,7 +185,8 @@ export function pullRequestBody(report: Report, options: PlanOptions): string {
     ...pendingSection(report, options),
   ].join("\n");
   const pointer = `\n\n_Cut to GitHub's ${max.toLocaleString("en-US")}-character limit; the full summary and every diff are in ${where}._\n`;
-  const summary = renderSummary(report, { maxBytes: Math.max(0, max - head.length - pointer.length), reportPath: options.reportUrl ?? "the report artifact" });
+  // Rendered with room to spare and then cut: a long diff is shown up to the limit, not dropped.
+  const summary = renderSummary(report, { maxDiffBytes: max, reportPath: options.reportUrl ?? "the report artifact" });
   const body = `${head}\n${summary}`;
   return body.length <= max ? body : cutMarkdown(body, max - pointer.length) + pointer;
 }
