@@ -1,12 +1,22 @@
-// Bundles the CLI (and the jscodeshift worker) into dist/bundle/ after tsc: the CLI then loads a handful
-// of files instead of ~460 modules (TypeBox alone is ~250), which is most of its start-up time
-// (SPEC 9). Native packages and jiti stay external; the library entry (dist/index.js) is tsc's.
+// Bundles the CLI and the jscodeshift worker into dist/bundle/ after tsc.
+//
+// - dist/bundle/cli.cjs: the whole CLI in one CommonJS file. bin/tollgate.js compiles it with
+//   node:vm and a V8 code cache, which Node 20 offers for scripts but not for ES modules: start-up
+//   then neither resolves, reads and links a module graph (one file, not ~460 modules or ~100
+//   chunks) nor compiles what a command ran last time. Modules imported dynamically stay lazy
+//   (esbuild initialises them on first import). A dynamic `import()` that stays (a user's module,
+//   an external package) cannot run inside a vm script in Node 20 (its default loader is lost with
+//   a code cache), so each becomes a call of `__tgImport`, the launcher's own `import()`.
+// - dist/bundle/jscodeshift-worker.js: the worker in one ES module (it imports transforms).
+// Native packages, jiti and jscodeshift stay external; the library entry (dist/index.js) is tsc's.
+import { parse } from "acorn";
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = path.join(root, "dist", "bundle");
 
 /**
  * yargs measures its help text with string-width (three copies: yargs', cliui's, wrap-ansi's),
@@ -35,22 +45,62 @@ const lazyStringWidth = {
     }));
   },
 };
-const outdir = path.join(root, "dist", "bundle");
-rmSync(outdir, { recursive: true, force: true });
-await build({
+
+const common = {
   absWorkingDir: root,
-  entryPoints: { main: "dist/cli/main.js", "jscodeshift-worker": "dist/tools/jscodeshift/jscodeshift-worker.js" },
-  outdir,
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20.19",
-  chunkNames: "chunk-[hash]",
   // jscodeshift loads Babel and transforms through Node's own require (register hook).
   external: ["@ast-grep/*", "jiti", "jscodeshift"],
-  // CommonJS dependencies call require() for Node built-ins and read __filename (write-file-atomic
-  // hashes it into temp names); ESM output has neither, so each chunk defines them.
+  plugins: [lazyStringWidth],
+  logLevel: "warning",
+  write: false,
+};
+
+/** `import(` of every dynamic import expression in `code` rewritten to `__tgImport(`. */
+function routeDynamicImports(code) {
+  const starts = [];
+  const stack = [parse(code, { ecmaVersion: "latest", sourceType: "script", allowHashBang: true })];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node.type === "ImportExpression") starts.push(node.start);
+    for (const value of Object.values(node)) {
+      if (Array.isArray(value)) for (const v of value) v && typeof v.type === "string" && stack.push(v);
+      else if (value && typeof value.type === "string") stack.push(value);
+    }
+  }
+  let out = "";
+  let at = 0;
+  for (const start of starts.sort((a, b) => a - b)) {
+    if (code.slice(start, start + 6) !== "import") throw new Error(`bundle: no import keyword at offset ${start}`);
+    out += `${code.slice(at, start)}__tgImport`;
+    at = start + 6;
+  }
+  return out + code.slice(at);
+}
+
+rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
+
+const cli = await build({
+  ...common,
+  entryPoints: ["dist/cli/main.js"],
+  outfile: path.join(outdir, "cli.cjs"),
+  format: "cjs",
+  // Every module's import.meta.url is the bundle's own (as it was each chunk's): paths beside it
+  // (../../package.json, ./jscodeshift-worker.js) resolve as they did in dist/.
+  banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__tgImportMetaUrl" },
+});
+for (const f of cli.outputFiles) writeFileSync(f.path, routeDynamicImports(f.text));
+
+const worker = await build({
+  ...common,
+  entryPoints: { "jscodeshift-worker": "dist/tools/jscodeshift/jscodeshift-worker.js" },
+  outdir,
+  format: "esm",
+  // CommonJS dependencies call require() for Node built-ins and read __filename; ESM output has neither.
   banner: {
     js: [
       'import { createRequire as __tgRequire } from "node:module";',
@@ -61,6 +111,5 @@ await build({
     ].join(" "),
   },
   define: { __filename: "__tgFilename", __dirname: "__tgDirname" },
-  plugins: [lazyStringWidth],
-  logLevel: "warning",
 });
+for (const f of worker.outputFiles) writeFileSync(f.path, f.text);
