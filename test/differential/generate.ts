@@ -133,7 +133,10 @@ export function makePattern(r: Rand, src: Source, n: SgNode, wantMulti: boolean)
   const singlesOf = singles(n);
   const count = 1 + Math.floor(r() * 2);
   for (let i = 0; i < count && singlesOf.length > 0; i++) {
-    const k = pick(r, singlesOf);
+    // A second metavariable mostly replaces a node of the first one's kind, so rewrites can swap them.
+    const first = holes.length > 0 ? [...vars.values()].find((k) => !k.startsWith("list:")) : undefined;
+    const alike = first === undefined ? [] : singlesOf.filter((k) => String(k.kind()) === first);
+    const k = pick(r, alike.length > 1 && r() < 0.7 ? alike : singlesOf);
     const name = wantMulti ? ["B", "C"][i]! : ["A", "B"][i]!;
     const hole = { start: k.range().start.index, end: k.range().end.index, name: `$${name}` };
     if (hole.start === start && hole.end === end) continue;
@@ -177,7 +180,8 @@ export function makeRewrite(r: Rand, lang: string, g: Generated, kind: string): 
   const liftable = names.filter((n) => !isList(n) || !g.vars.get(n)!.includes(","));
   const sameKind = singleNames.flatMap((a) => singleNames.filter((b) => a < b && g.vars.get(a) === g.vars.get(b)).map((b) => [a, b] as const));
   const hows = [...(sameKind.length > 0 ? (["swap", "dup"] as const) : []), ...(liftable.length > 0 ? (["lift"] as const) : []), "wrap"] as const;
-  const how = pick(r, hows);
+  // Swaps and duplicates are drawn first when the pattern has two metavariables of one kind.
+  const how = sameKind.length > 0 && r() < 0.6 ? pick(r, ["swap", "dup"] as const) : pick(r, hows);
   let out: string;
   if (how === "swap" || how === "dup") {
     const [a, b] = pick(r, sameKind);
