@@ -1,4 +1,4 @@
-// Diff scaling (issue 11): a change of every line of one file at 2k/4k/8k/12k lines, through the
+// Diff scaling: a change of every line of one file at 2k/4k/8k/12k lines, through the
 // built workspace diff (npm run build first). Near-linear since the diff's work is bounded.
 // Run: node bench/diff-scaling.mjs
 const mod = await import(process.argv[2] ?? new URL("../dist/workspace/diff.js", import.meta.url).href);

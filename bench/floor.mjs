@@ -1,4 +1,4 @@
-// The floor of SPEC 9.1's ast cases for any tool built on @ast-grep/napi (SPEC 3.1's engine):
+// The floor of the bench's ast cases for any tool built on @ast-grep/napi (tollgate's engine):
 // napi's own `findInFiles` (its Rust threads read, parse and match; nothing reaches JavaScript
 // but the matches) over only the files tollgate's prefilter lets through, timed beside the
 // ast-grep CLI over the whole corpus. No staging, diffs, report, policy or Node start-up is in

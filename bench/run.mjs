@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench` (SPEC 9.1): loads every case module in bench/cases/ (sorted by file name), runs
+// `npm run bench`: loads every case module in bench/cases/ (sorted by file name), runs
 // each side by side with its peer, prints one table (ratio, CPU ratio, peak RSS, target, PASS/FAIL)
 // and writes bench/.corpus/results.json. Env: BENCH_RUNS (default 5), BENCH_CASES=s1,s2 (case ids,
 // case-insensitive; default all), BENCH_SKIP_10X=1, BENCH_BUILD=1 (rebuild first).

@@ -34,7 +34,7 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * Runs a command in argv form (no shell unless asked). A non-zero exit does not throw; a
  * missing command reports code 127 with the reason on stderr.
  *
- * The command runs in a process group of its own (SPEC 8: never hang). `timeout` and the
+ * The command runs in a process group of its own (never hang). `timeout` and the
  * cancel signal kill the whole group (SIGTERM, SIGKILL a second later), and when the command
  * itself exits, whatever it left running in its group is ended too: `sh -c "sleep 25 & echo x"`
  * is done when `sh` is, not when the orphaned `sleep` would close the output pipe.

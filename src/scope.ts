@@ -43,7 +43,7 @@ export function scopeFiles(scope: FileScope | undefined): string[] | undefined {
 
 /**
  * The shard (1-based) that owns a workspace-relative path: a hash of the path, so the partition
- * is the same on every machine and independent of which other files exist (SPEC 7).
+ * is the same on every machine and independent of which other files exist.
  */
 export function shardOf(rel: string, count: number): number {
   const digest = createHash("sha1").update(rel).digest();
@@ -52,7 +52,7 @@ export function shardOf(rel: string, count: number): number {
 
 /**
  * Why a file a step names explicitly (edit, write) lies outside the run's scope, or undefined
- * when it is inside. Positional files and `--shard i/n` restrict every tool (SPEC 5, 7), not
+ * when it is inside. Positional files and `--shard i/n` restrict every tool, not
  * only the ones that discover files: a pre-commit check must not stage an edit of a file that
  * is not being committed, and each shard must own a disjoint set of files (merged shard reports
  * would otherwise hold the same change once per shard).

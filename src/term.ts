@@ -3,7 +3,7 @@ import pc from "picocolors";
 export type Colors = ReturnType<typeof pc.createColors>;
 
 /**
- * Colour for a stream (ecosystem.md 3.2): --color/--no-color, then FORCE_COLOR (on unless 0 or
+ * Colour for a stream, as CLI tools decide it: --color/--no-color, then FORCE_COLOR (on unless 0 or
  * false), then NO_COLOR, then GitHub Actions, then a TTY that is not dumb.
  */
 export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefined, env: NodeJS.ProcessEnv): boolean {
@@ -18,7 +18,7 @@ export function colors(enabled: boolean): Colors {
   return pc.createColors(enabled);
 }
 
-// Output hygiene (SPEC 8, issue 6): file contents, tool output and error messages are untrusted
+// Output hygiene: file contents, tool output and error messages are untrusted
 // text. Before they reach a terminal they pass through sanitizeForTerminal (and, for the GitHub
 // Actions log, github/escape.ts as well).
 

@@ -1,4 +1,4 @@
-// S1 (SPEC 9, 9.1): one pattern over effect@4.1.0's src/: `Effect.map($A, $B)` → `Effect.andThen($A, $B)`.
+// S1: one pattern over effect@4.1.0's src/: `Effect.map($A, $B)` → `Effect.andThen($A, $B)`.
 // Dry-run ≤ 0.7× `ast-grep run`, apply ≤ 0.9× `ast-grep run -U` (fresh copies), the 10× corpus
 // grows at most linearly under 600 MiB, and `--version` within 1.5× of `node -e 0`.
 import path from "node:path";

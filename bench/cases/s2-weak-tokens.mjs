@@ -1,4 +1,4 @@
-// S2 (SPEC 9.1): a pattern with weak fixed tokens, `$A !== undefined` → `$A != null`, over
+// S2: a pattern with weak fixed tokens, `$A !== undefined` → `$A != null`, over
 // effect@4.1.0's src/ (the prefilter lets most files through): dry-run ≤ 0.8× `ast-grep run`.
 import { effectCorpus } from "../lib/harness.mjs";
 import { onePatternCase } from "../lib/one-pattern.mjs";

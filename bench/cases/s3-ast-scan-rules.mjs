@@ -1,4 +1,4 @@
-// S3 as ast_scan rules (SPEC 9.1): eight rewrites written as eight ast-grep rule files under one
+// S3 as ast_scan rules: eight rewrites written as eight ast-grep rule files under one
 // sgconfig.yml, over effect@4.1.0's src/: `tollgate run` with an `ast_scan` step against
 // `ast-grep scan` with the same sgconfig (dry-run), and `--update-all` against an auto-apply
 // policy on fresh copies (apply). Target ≤ 0.8× both, peak RSS < 300 MiB. Before timing, the
@@ -65,7 +65,7 @@ export async function run() {
   } finally {
     removeWorkspace(ws);
   }
-  // tollgate exits 3 when a rule's fixes overlap another's already applied (stale, SPEC 3.2):
+  // tollgate exits 3 when a rule's fixes overlap another's already applied (stale):
   // counted, not a failure of the measurement.
   let stale = 0;
   const apply = alternate(

@@ -1,6 +1,6 @@
-// S3 (SPEC 9.1): eight rewrites in one ast_edit step (eight `ops`) over effect@4.1.0's src/,
+// S3: eight rewrites in one ast_edit step (eight `ops`) over effect@4.1.0's src/,
 // against `ast-grep scan` with the same eight rules (dry-run) and `scan -U` (apply, fresh
-// copies): ≤ 0.8× both. (ast_scan's run of the same eight rules is issue 15's case.)
+// copies): ≤ 0.8× both. (The same eight rules through ast_scan: s3-ast-scan-rules.mjs.)
 import path from "node:path";
 import { readFileSync } from "node:fs";
 import { RUNS, alternate, astGrep, countOccurrences, effectCorpus, log, removeWorkspace, row, summarize, tollgate, workspace } from "../lib/harness.mjs";

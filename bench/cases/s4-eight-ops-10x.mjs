@@ -1,4 +1,4 @@
-// S4 (SPEC 9.1): S3 on the 10× corpus (ten copies of effect@4.1.0's src/): ≤ 0.8× `ast-grep
+// S4: S3 on the 10× corpus (ten copies of effect@4.1.0's src/): ≤ 0.8× `ast-grep
 // scan`, time at most linear in the tree, peak RSS < 600 MiB for dry-run and apply, whatever
 // the number of changes. BENCH_SKIP_10X=1 skips it.
 import { RUNS, effectCorpus, log } from "../lib/harness.mjs";

@@ -1,4 +1,4 @@
-// S5 (SPEC 9.1): other languages, one pattern each, dry-run ≤ 0.8× `ast-grep run`:
+// S5: other languages, one pattern each, dry-run ≤ 0.8× `ast-grep run`:
 // JavaScript over eslint@10.15.0's lib/ and Python over Debian's python3 standard library.
 import { npmCorpus, log, pythonStdlib } from "../lib/harness.mjs";
 import { onePatternCase } from "../lib/one-pattern.mjs";

@@ -1,4 +1,4 @@
-// S6 (SPEC 9.1): a react-codemod transform (rename-unsafe-lifecycles, parser tsx) over real React
+// S6: a react-codemod transform (rename-unsafe-lifecycles, parser tsx) over real React
 // code from a published package (@blueprintjs/core@3.54.0's src/: TSX class components), tollgate's
 // `jscodeshift` tool against `jscodeshift --dry` with `--cpus` equal to tollgate's worker count:
 // ≤ 0.8×, peak RSS < 300 MiB. Both use the same jscodeshift install (node_modules/jscodeshift) and

@@ -1,4 +1,4 @@
-// S4 (SPEC 9.1): S3's eight rewrites in one `ast_edit` step over several copies of
+// S4: S3's eight rewrites in one `ast_edit` step over several copies of
 // effect@4.1.0's src/, beside `ast-grep scan` with the same eight rules (and `scan -U`). Peak
 // RSS is the point of S4: the whole change of a 10× tree must stay under 600 MiB.
 import path from "node:path";

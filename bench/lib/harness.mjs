@@ -1,4 +1,4 @@
-// The shared half of `npm run bench` (SPEC 9.1): corpora, the ast-grep binary, one measured
+// The shared half of `npm run bench`: corpora, the ast-grep binary, one measured
 // process (wall, peak RSS and CPU via /usr/bin/time), alternating pairs and their medians, and
 // the result rows the runner prints. A case module (bench/cases/*.mjs) uses only this API.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -37,7 +37,7 @@ export function npmCorpus(spec, dir, name = `${spec.replace(/[@/]/g, "-").replac
   return dest;
 }
 
-/** SPEC 9's corpus: the src/ tree of effect@4.1.0. Kept at its historical path. */
+/** The main corpus: the src/ tree of effect@4.1.0. */
 export function effectCorpus() {
   const src = path.join(CORPUS_DIR, "effect-src");
   if (existsSync(path.join(src, "Effect.ts"))) return src;

@@ -1,4 +1,4 @@
-// Exit 1 means something is outstanding (SPEC 5): say how to move on, not only that it is so.
+// Exit 1 means something is outstanding: say how to move on, not only that it is so.
 import type { Report } from "../report/types.js";
 
 /** A shell word as a user would type it (single-quoted when it holds anything special). */

@@ -1,8 +1,8 @@
 /**
- * SIGINT/SIGTERM handling for runs (SPEC 5: exit 130). The first signal does not kill the
+ * SIGINT/SIGTERM handling for runs (exit 130). The first signal does not kill the
  * process: it aborts `signal`, so the runner lets the action being applied finish (or roll back),
  * resolves nothing more, writes the report and exits 130. A second signal always ends the process
- * at once (SPEC 8 v1.1): the first one removes these handlers, so the second gets the system's
+ * at once: the first one removes these handlers, so the second gets the system's
  * default action (termination), which works even while JavaScript is blocked (a custom tool stuck
  * in a synchronous read) and no handler of ours could run. If that happens mid-apply the journal
  * stays and `tollgate recover` restores the files.

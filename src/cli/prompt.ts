@@ -20,7 +20,7 @@ function defaultIO(): PromptIO {
 const KEYS: readonly ApprovalAnswer[] = ["y", "n", "a", "d", "q"];
 
 /**
- * The approval prompt (SPEC 4), or undefined when nobody can answer (then nothing ever waits).
+ * The approval prompt, or undefined when nobody can answer (then nothing ever waits).
  * Shows the coloured diff and reads one key in raw mode: y apply, n leave pending, a apply this
  * and all remaining, d discard, q stop asking. Ctrl-C, a signal (SIGTERM, SIGHUP) and end of input
  * count as q and stop the run as SIGINT does (Ctrl-C through `onInterrupt`: raw mode swallows the

@@ -1,5 +1,5 @@
 /**
- * stdout carries only machine output (SPEC 5: `--format json` prints the report, `tools --json`
+ * stdout carries only machine output (`--format json` prints the report, `tools --json`
  * the tool list). While user code runs — custom tool factories and steps — whatever it prints
  * with `console.log` or `process.stdout.write` is diverted to stderr, where logs belong, so the
  * JSON stays parseable. Returns the function that restores stdout; calling it twice is harmless.

@@ -38,7 +38,7 @@ export interface ApiHost {
   currentTool?: () => string | undefined;
 }
 
-/** Builds the `pi` object (SPEC 1.3). One per loader, shared by its factories. */
+/** Builds the `pi` object. One per loader, shared by its factories. */
 export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
   const push = (action: PendingAction) => {
     if (!host.push) throw new Error(STORE_UNAVAILABLE);
@@ -86,7 +86,7 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
         if (!host.push) throw new Error(STORE_UNAVAILABLE);
         const late = host.late?.();
         if (late) throw new Error(late);
-        // files.. and --shard restrict every tool (SPEC 5, 7): a change to a file outside them is
+        // files.. and --shard restrict every tool: a change to a file outside them is
         // left out, as ast_edit, edit and write leave such files alone.
         const skipped: string[] = [];
         const wanted = changes.filter((c) => {

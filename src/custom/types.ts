@@ -6,7 +6,7 @@ import type { AgentToolResult, Tool, ToolExecContext } from "../session/types.js
 
 export type { AgentToolResult, ImageContent, TextContent, ToolUpdateCallback } from "../session/types.js";
 
-/** What `pi.pushPendingAction` accepts (SPEC 1.3). */
+/** What `pi.pushPendingAction` accepts. */
 export interface CustomToolPendingAction {
   label: string;
   apply(reason: string): Promise<AgentToolResult<unknown>>;

@@ -1,5 +1,5 @@
 /**
- * Candidate files for the built-in tools (SPEC 3): a `path` (file, directory or glob; comma
+ * Candidate files for the built-in tools: a `path` (file, directory or glob; comma
  * lists accepted), an optional `glob` filter relative to it, `.gitignore` honoured (git's own
  * rules inside a git work tree, a directory walk + `ignore` otherwise), `.git`, `.tollgate` and
  * `node_modules` always skipped, the run's file scope (positional files, `--shard i/n`)
@@ -49,7 +49,7 @@ export interface Discovery {
   /** How the listing was made. */
   source: "git" | "walk" | "explicit";
   /**
-   * Files left out that the user should hear of (SPEC 8): FIFOs, devices and sockets (never
+   * Files left out that the user should hear of: FIFOs, devices and sockets (never
    * read: they block or never end), names that are not valid UTF-8, ignore files not read.
    */
   skipped: SkippedEntry[];

@@ -33,7 +33,7 @@ export interface Annotation {
 /** One annotation per changed file of every outcome (one without a file for opaque actions). */
 export function annotationsOf(o: OutcomeRecord, would?: string): Annotation[] {
   const kind = kindOf(o.outcome);
-  // Under plan, what the policy would decide is what the reviewer needs (SPEC 5), not "dry-run".
+  // Under plan, what the policy would decide is what the reviewer needs, not "dry-run".
   const title = `tollgate: ${o.outcome}${would ? ` (${would})` : ""}`;
   const message = `${o.label} (${o.id}): ${would ? `${would}; ` : ""}${o.error ?? o.reason}`;
   if (o.files.length === 0) return [{ kind, title, message }];
@@ -45,7 +45,7 @@ const FINDING_KIND: Record<string, AnnotationKind> = { error: "error", warning: 
 
 /**
  * ast_scan findings still in the code (a finding whose fix was applied is gone), at their rule's
- * severity: error, warning, notice for info and hint (SPEC 3.2).
+ * severity: error, warning, notice for info and hint.
  */
 export function findingAnnotations(report: Report): Annotation[] {
   const merged = (report as { merged?: { reports: Array<{ shard: { index: number } | null }> } }).merged;

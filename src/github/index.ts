@@ -22,7 +22,7 @@ export interface GithubOptions {
 }
 
 /**
- * GitHub Actions integration (SPEC 5): workflow commands on stdout, the markdown job summary
+ * GitHub Actions integration: workflow commands on stdout, the markdown job summary
  * appended to `$GITHUB_STEP_SUMMARY` (kept under GitHub's 1 MiB per step, counting what is
  * already there) and outputs appended to `$GITHUB_OUTPUT`.
  */

@@ -4,7 +4,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { MissingAction, PlanInfo } from "./types.js";
 
 /**
- * The apply-time gate (SPEC 6.3): an action is matched to the plan by id; a changed fingerprint
+ * The apply-time gate: an action is matched to the plan by id; a changed fingerprint
  * makes it `stale` and one without a planned counterpart is discarded, so nothing unreviewed is
  * written. A matched, unchanged action is left to the policy and approvals (undefined).
  */

@@ -19,7 +19,7 @@ export function rootRelative(root: string, file: string): string {
 /** sha256 of a recipe or policy file's text, as the report records it. */
 export async function fileSha256(file: string, what: string, display: string): Promise<string> {
   try {
-    // A path taken from a plan is read only if it is a regular file (SPEC 8): a FIFO or a
+    // A path taken from a plan is read only if it is a regular file: a FIFO or a
     // device named there would block or never end.
     if (!(await stat(file)).isFile()) throw new InputError(`${display}: cannot read ${what} (not a regular file)`);
     return sha256(await readFile(file, "utf8"));
@@ -157,7 +157,7 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
 }
 
 /**
- * A plan must match its recipe (SPEC 6.3): every planned action belongs to one of the recipe's
+ * A plan must match its recipe: every planned action belongs to one of the recipe's
  * steps (`<step-id>#<n>`, and its `step` says the same).
  */
 export function checkPlanSteps(plan: PlanInfo, stepIds: ReadonlySet<string>, file: string): void {
@@ -170,7 +170,7 @@ export function checkPlanSteps(plan: PlanInfo, stepIds: ReadonlySet<string>, fil
 }
 
 /**
- * The policy `apply` decides by is the one on its own command line (SPEC 6.3), never one the
+ * The policy `apply` decides by is the one on its own command line, never one the
  * plan names: required when the plan was made with a policy, and it must be that same policy
  * (sha256), so a plan cannot swap in a laxer one or drop it.
  */

@@ -13,7 +13,7 @@ export interface PlannedAction {
 }
 
 /**
- * Everything `apply` needs to re-run the same thing (SPEC 6.3). Paths of recipe and policy are
+ * Everything `apply` needs to re-run the same thing. Paths of recipe and policy are
  * workspace-relative (POSIX) when they lie inside the workspace, so a plan made in one checkout
  * applies in another; otherwise absolute.
  */

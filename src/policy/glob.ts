@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 
 /**
- * Glob complexity is bounded (SPEC 8: never hang). picomatch compiles a glob to a backtracking
+ * Glob complexity is bounded (never hang). picomatch compiles a glob to a backtracking
  * regex in which every `*` run is a lazy loop: `*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b` against a
  * 60-character name takes longer than 30 s, and a repeated extglob with alternatives
  * (`+(a|aa)`) is exponential on its own. Past these bounds a glob is refused with a message;

@@ -35,7 +35,7 @@ export function factsOf({ action, stepId }: Pick<StagedAction, "action" | "stepI
   };
 }
 
-/** With no policy file the default is dry-run (safe, SPEC 4). */
+/** With no policy file the default is dry-run (safe). */
 export const DEFAULT_POLICY: Policy = {
   default: "dry-run",
   rules: [],

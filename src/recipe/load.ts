@@ -22,7 +22,7 @@ export interface Recipe {
   name?: string;
   description?: string;
   resolve: "end" | "step";
-  /** Milliseconds an action's apply may take (SPEC 8 v1.1; default 10 minutes). */
+  /** Milliseconds an action's apply may take (default 10 minutes). */
   applyTimeout: number;
   tools: string[]; // absolute module paths
   vars: Record<string, VarValue>;
@@ -63,7 +63,7 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
       ...(raw.description !== undefined ? { description: raw.description } : {}),
       resolve: raw.resolve ?? "end",
       applyTimeout: raw.applyTimeout ?? DEFAULT_APPLY_TIMEOUT_MS,
-      // The same module named twice (./t.ts, t.ts) is loaded once, as the seed drops duplicates by resolved path.
+      // The same module named twice (./t.ts, t.ts) is loaded once: duplicates are dropped by resolved path.
       tools: [...new Set((raw.tools ?? []).map((t) => path.resolve(dir, t)))],
       vars: { ...(raw.vars ?? {}) },
       located,

@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 /** Upper bound on steps (checked before schema validation, with a position). */
 export const MAX_STEPS = 10_000;
 
-/** A recipe as users write it (SPEC 2). `with` is checked later against the tool's own schema. */
+/** A recipe as users write it. `with` is checked later against the tool's own schema. */
 export const RecipeStepSchema = Type.Object(
   {
     id: Type.Optional(

@@ -32,7 +32,7 @@ export interface ReportInput {
 const FAILURES: readonly Outcome[] = ["failed", "stale", "blocked"];
 
 /**
- * Exit code (SPEC 5): 3 when a step or an apply failed, else 1 when something awaits approval
+ * Exit code: 3 when a step or an apply failed, else 1 when something awaits approval
  * (or `--check` found something staged, or an ast_scan error-severity finding is left unfixed),
  * else 0; 130 when interrupted.
  */

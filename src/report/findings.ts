@@ -1,7 +1,7 @@
 /**
  * ast_scan findings as the report holds them (in their step's details), and what they mean for
  * the run: an error-severity finding whose fix was not applied (or that has none) keeps the
- * exit code at least 1 (SPEC 3.2, 5). Read from the report, so merge-reports and SARIF see the
+ * exit code at least 1. Read from the report, so merge-reports and SARIF see the
  * same thing as the run.
  */
 import type { OutcomeRecord, StepRecord } from "./types.js";

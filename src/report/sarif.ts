@@ -1,5 +1,5 @@
 /**
- * `--sarif FILE` (SPEC 5): a SARIF 2.1.0 log that GitHub code scanning accepts, built from the
+ * `--sarif FILE`: a SARIF 2.1.0 log that GitHub code scanning accepts, built from the
  * report, so run, plan, apply and merge-reports give the same thing for the same outcomes.
  * - One result per ast_scan finding still in the code (a finding whose fix was applied is gone),
  *   with `fixes` when its fix is staged but unapplied: a fixable finding is one result.

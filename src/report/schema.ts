@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 
 /**
- * The report (SPEC 6.1) as a TypeBox schema: the TS types are derived from it and
+ * The report as a TypeBox schema: the TS types are derived from it and
  * `schema/report.schema.json` is generated from it, so the published schema is the real one.
  */
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -51,7 +51,7 @@ export const ReportFileSchema = Type.Object(
 export const OutcomeRecordSchema = Type.Object(
   {
     id: Type.String({ description: "<step-id>#<n>" }),
-    fingerprint: Type.String({ description: "sha256 binding an approval to exactly this change (SPEC 6.3)" }),
+    fingerprint: Type.String({ description: "sha256 binding an approval to exactly this change" }),
     label: Type.String(),
     sourceToolName: Type.String(),
     step: Type.String({ description: "Id of the step that pushed the action" }),
@@ -222,7 +222,7 @@ export const ReportSchema = Type.Object(
           },
           { additionalProperties: false },
         ),
-        { description: "apply: planned actions that did not come back (SPEC 6.3)" },
+        { description: "apply: planned actions that did not come back" },
       ),
     ),
   },

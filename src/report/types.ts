@@ -1,4 +1,4 @@
-// Report types are derived from the TypeBox schema in ./schema.ts (SPEC 6.1).
+// Report types are derived from the TypeBox schema in ./schema.ts.
 import type { Decision, Outcome } from "./schema.js";
 export type { Decision, Outcome, OutcomeRecord, Report, ReportFile, RunInfo, StepRecord, Summary } from "./schema.js";
 

@@ -1,4 +1,4 @@
-// What people read about an outcome (SPEC 1.2, v1.1): one word per outcome, and under `plan` what
+// What people read about an outcome: one word per outcome, and under `plan` what
 // the policy would decide and why. The report's `action` stays what resolve was called with.
 import type { Outcome, Report, WouldDecide } from "./types.js";
 

@@ -6,7 +6,7 @@ import { PATTERN_CHECKS } from "../tools/preflight.js";
 /**
  * A pattern the ast-grep CLI rejects (or an unsupported `lang`) in a step of `run`, `plan` or
  * `apply` is invalid input: exit 2 before anything runs, with the CLI's reason at the
- * pattern's place in the recipe (SPEC 3.1, 5), as `validate` reports it. Steps without `lang`
+ * pattern's place in the recipe, as `validate` reports it. Steps without `lang`
  * learn their language from the files, so their patterns are checked when the step runs.
  */
 export async function checkRecipePatterns(recipe: Pick<Recipe, "steps" | "located">, recipeDisplay: string): Promise<void> {

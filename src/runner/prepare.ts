@@ -56,7 +56,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
       });
     }
     if (step.tool === "jscodeshift" && !effectivePolicy.allow.customTools) {
-      // A transform is code like a custom tool module (SPEC 3.3).
+      // A transform is code like a custom tool module.
       issues.push({
         file: recipeDisplay,
         ...locate(located, ["steps", i, "tool"]),
@@ -76,8 +76,8 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
     atomic: Boolean(input.atomic && !input.dryRun && !input.check),
     ...(world.fs ? { fs: world.fs } : {}),
   });
-  // Inactive until the run starts: a factory that pushes while it is loaded gets the seed's
-  // "store unavailable" error (SPEC 1.3), in run, validate and tools alike.
+  // Inactive until the run starts: a factory that pushes while it is loaded gets the
+  // "store unavailable" error, in run, validate and tools alike.
   const session = new Session({ cwd, active: false, ...(world.now ? { now: world.now } : {}) });
   const logger = world.logger ?? silentLogger;
   const exec = world.exec ?? createExec(cwd);

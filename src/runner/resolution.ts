@@ -191,7 +191,7 @@ export interface Resolved {
 }
 
 /**
- * The resolution point (SPEC 1.4): while the stack is non-empty, decide for the top action and
+ * The resolution point: while the stack is non-empty, decide for the top action and
  * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
  * recipe resolve step, which resolves only the top action.
  */

@@ -126,8 +126,8 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
         step.index,
       );
     } else {
-      // A timeout, or a call that can never settle, is an error result of the call itself (SPEC 8).
-      // A resolve step on an empty stack is the call's own error (SPEC 1.2).
+      // A timeout, or a call that can never settle, is an error result of the call itself.
+      // A resolve step on an empty stack is the call's own error.
       const options = step.tool === "resolve" ? {} : { timeoutMs: step.timeout };
       ended(stepRecord(await session.call(step.tool, step.with, step.id, options)), step.index);
     }

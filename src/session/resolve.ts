@@ -5,7 +5,7 @@ import { joinText, type AgentToolResult, type PendingAction, type Tool } from ".
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
 
-// Both required; no other keys (the seed's resolve is a strict tool, and a recipe typo such as
+// Both required; no other keys (resolve is a strict tool, and a recipe typo such as
 // `force: true` must be an "Unknown key" error like every built-in tool's).
 export const resolveParameters = Type.Object(
   {
@@ -25,7 +25,7 @@ export interface ResolveDetails {
 
 /**
  * Resolves the top action of the store. The action is popped before its callback runs, so it
- * is consumed whatever happens next (SPEC 1.2). `onPopped` lets the session record which
+ * is consumed whatever happens next. `onPopped` lets the session record which
  * action a call consumed (ToolCallRecord.consumed), even when its callback throws.
  */
 export async function resolveTop(

@@ -89,7 +89,7 @@ export function schemaErrors(schema: Tool["parameters"], value: unknown): string
 
 /**
  * One session: a tool registry, one PendingActionStore, tool calls run one at a time. Any
- * throw from a tool becomes an error result and the session goes on (SPEC 1.3).
+ * throw from a tool becomes an error result and the session goes on.
  */
 export class Session {
   readonly cwd: string;
@@ -188,7 +188,7 @@ export class Session {
 
   /**
    * Why code running now must not act (stage, push): it belongs to a tool call that is over —
-   * finished, timed out or stuck (SPEC 8: whatever a step does after its timeout is refused).
+   * finished, timed out or stuck (whatever a step does after its timeout is refused).
    */
   lateReason(): string | undefined {
     const state = this.#calls.getStore();
@@ -268,7 +268,7 @@ export class Session {
     return tool.execute(toolCallId, params as never, onUpdate, ctx, this.#signal);
   }
 
-  /** A resolve popped `action`: it is consumed whatever happens next (SPEC 1.2). */
+  /** A resolve popped `action`: it is consumed whatever happens next. */
   #consume(action: PendingAction): void {
     const staged = this.#pending.get(action);
     this.#pending.delete(action);
@@ -291,7 +291,7 @@ function normalizeResult(result: unknown): ToolCallResult {
 
 /**
  * sha256 over the source tool, label and exact changes (path, before and after hashes) or, for
- * opaque actions, over their details and the preview text (SPEC 6.3).
+ * opaque actions, over their details and the preview text.
  */
 export function fingerprintOf(action: PendingAction, preview?: ToolCallResult): string {
   const body = action.changes

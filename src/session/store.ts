@@ -2,7 +2,7 @@ import type { PendingAction } from "./types.js";
 
 export type PushListener = (action: PendingAction, count: number) => void;
 
-/** One per session: a LIFO stack of pending actions (SPEC 1.1). */
+/** One per session: a LIFO stack of pending actions. */
 export class PendingActionStore {
   readonly #stack: PendingAction[] = [];
   readonly #listeners = new Set<PushListener>();

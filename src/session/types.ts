@@ -86,7 +86,7 @@ export interface EditRequest {
 }
 
 /**
- * A pending action as the store holds it (SPEC 1.1): what its producer made, never written to by
+ * A pending action as the store holds it: what its producer made, never written to by
  * the runner. The runner's bookkeeping about it is a separate record (StagedAction).
  */
 export interface PendingAction {
@@ -100,7 +100,7 @@ export interface PendingAction {
   /**
    * A name for the action, unique within its step, used instead of the push order in its id
    * (`<step-id>#<key>`): ast_scan uses the rule id, so an id does not move when another rule
-   * gains or loses fixes between plan and apply (SPEC 3.2).
+   * gains or loses fixes between plan and apply.
    */
   key?: string;
   /** Replacement count, when the producer knows it (policy `maxReplacements`). */
@@ -108,7 +108,7 @@ export interface PendingAction {
 }
 
 /**
- * The session's record of one pushed action (SPEC 1.1's runner bookkeeping), kept beside the
+ * The session's record of one pushed action (the runner's bookkeeping), kept beside the
  * action, not on it: its id, who pushed it, the pushing call's result and the fingerprint.
  */
 export interface StagedAction {
@@ -162,7 +162,7 @@ export function textResult<T>(text: string, details?: T): AgentToolResult<T> {
   return details === undefined ? { content: [{ type: "text", text }] } : { content: [{ type: "text", text }], details };
 }
 
-/** Non-empty text parts joined with "\n" (how resolve reads an apply result, SPEC 1.2). */
+/** Non-empty text parts joined with "\n" (how resolve reads an apply result). */
 export function joinText(result: AgentToolResult | undefined): string {
   if (!result || !Array.isArray(result.content)) return "";
   return result.content

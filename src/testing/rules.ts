@@ -1,5 +1,5 @@
 /**
- * `tollgate test sgconfig.yml` (SPEC 3.2): the rule tests of an sgconfig's `testConfigs`, with
+ * `tollgate test sgconfig.yml`: the rule tests of an sgconfig's `testConfigs`, with
  * `ast-grep test`'s verdicts (crates/cli/src/verify): a valid case is Validated when the rule
  * does not match it, else Noisy; an invalid case is Missing when the rule does not match it,
  * else its snapshot (the first match's fixed source and labels) is compared with the stored one:

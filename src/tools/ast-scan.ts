@@ -37,7 +37,7 @@ export interface AstScanDetails {
   counts: { error: number; warning: number; info: number; hint: number };
   actions: Array<{ id: string; rule: string; fixes: number; files: number }>;
   unreadable?: Array<{ path: string; reason: string }>;
-  /** Matches skipped because they rest on a syntax error (SPEC 3.1): no finding, no fix. */
+  /** Matches skipped because they rest on a syntax error: no finding, no fix. */
   parseIssues?: Array<{ rule: string; path: string; start: { line: number; column: number } }>;
 }
 

@@ -81,7 +81,7 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
       const shell = params.shell ?? false;
       if (params.timeout !== undefined && (!Number.isFinite(params.timeout) || params.timeout <= 0)) throw new ToolError("`timeout` must be a positive number of milliseconds");
       const { abs: cwdAbs, rel: cwdRel } = containScope(host.workspace.root, params.cwd ?? ".");
-      // One clear message instead of the spawn error with absolute paths (SPEC 8).
+      // One clear message instead of the spawn error with absolute paths.
       const cwdStat = statSync(cwdAbs, { throwIfNoEntry: false });
       if (!cwdStat) throw new ToolError(`Working directory not found: ${cwdRel}`);
       if (!cwdStat.isDirectory()) throw new ToolError(`Working directory is not a directory: ${cwdRel}`);

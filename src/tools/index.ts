@@ -8,7 +8,7 @@ import type { ToolHost } from "./host.js";
 import { createJscodeshiftTool } from "./jscodeshift.js";
 import { createWriteTool } from "./write.js";
 
-/** The only list of built-in tools (SPEC 3). */
+/** The only list of built-in tools. */
 export function builtinTools(host: ToolHost): Tool[] {
   return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host), createAstScanTool(host), createJscodeshiftTool(host)] as unknown as Tool[];
 }

@@ -75,7 +75,7 @@ function displayFile(file: string, root: string): string {
 }
 
 /**
- * Runs a jscodeshift transform over the files (SPEC 3.3): every changed file goes into one
+ * Runs a jscodeshift transform over the files: every changed file goes into one
  * pending action; files whose transform threw are listed and make the step an error unless
  * `allowErrors`. The transform runs in worker processes (./jscodeshift/pool.ts) whose working
  * directory is the workspace root; they are the only place jscodeshift and Babel are loaded.

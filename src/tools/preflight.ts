@@ -1,5 +1,5 @@
-// What `tollgate validate` can know about a built-in tool's parameters before any step runs
-// (SPEC 5): the language is supported, every pattern parses for it, the paths exist (after
+// What `tollgate validate` can know about a built-in tool's parameters before any step runs:
+// the language is supported, every pattern parses for it, the paths exist (after
 // --var). A tool without an entry here is checked against its schema only. Never writes.
 import { formatIssue, InputError, ToolError } from "../errors.js";
 import { discoverFiles } from "../discovery/index.js";
@@ -96,7 +96,7 @@ export const PREFLIGHTS: Readonly<Record<string, Preflight>> = {
 };
 
 /**
- * What `run`, `plan` and `apply` check before a step runs (SPEC 3.1, 5): the language and the
+ * What `run`, `plan` and `apply` check before a step runs: the language and the
  * patterns only. Paths wait for the step, as an earlier step may create them.
  */
 export const PATTERN_CHECKS: Readonly<Record<string, (params: Record<string, unknown>) => Promise<PreflightIssue[]>>> = Object.fromEntries(

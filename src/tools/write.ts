@@ -41,7 +41,7 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
       let bytes = Buffer.byteLength(params.content);
       const outside = outsideScope(host.scope, rel);
       if (outside) return textResult(`Skipped: ${outside}`, { path: rel, change: "skipped", bytes, skipped: outside });
-      // Recipe YAML cannot easily say CRLF or BOM: an overwrite keeps the file's own (SPEC 8).
+      // Recipe YAML cannot easily say CRLF or BOM: an overwrite keeps the file's own.
       const existing = await host.workspace.readIfExists(rel);
       const content = existing ? inStyleOf(existing.text, params.content) : params.content;
       bytes = Buffer.byteLength(content);

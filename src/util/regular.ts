@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 
 /**
  * Files tollgate reaches through the tree, a recipe, a journal or a plan are read only if they
- * are regular files after resolving symlinks (SPEC 8 v1.1): opening a FIFO blocks until a writer
+ * are regular files after resolving symlinks: opening a FIFO blocks until a writer
  * comes, and a device such as /dev/zero never ends. The file is opened with O_NONBLOCK (so a
  * FIFO's open returns at once) and checked with fstat on that very descriptor, so a swap between
  * a check and the read cannot slip one in.

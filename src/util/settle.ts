@@ -1,5 +1,5 @@
 /**
- * Waits for `promise`, bounded two ways (SPEC 8 v1.1: a run ends when its work ends):
+ * Waits for `promise`, bounded two ways (a run ends when its work ends):
  * - `timeoutMs`: rejects with `timedOut()` after that long;
  * - always: rejects with `stuck()` when the event loop runs empty while waiting (Node's
  *   `beforeExit`). Nothing is then left that could ever settle the promise — no timer, no I/O —

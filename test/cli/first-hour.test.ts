@@ -3,11 +3,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
-// The newcomer's first hour (issue 12): what validate finds before a run, what a missing path
+// The newcomer's first hour: what validate finds before a run, what a missing path
 // says, whole error texts, and usage mistakes that suggest the right flag. Real CLI processes.
 const astEdit = (withText: string) => ["version: 1", "vars: { src: src }", "steps:", "  - tool: ast_edit", `    with: ${withText}`, ""].join("\n");
 
-describe("validate finds what can be known before a run (SPEC 5)", () => {
+describe("validate finds what can be known before a run", () => {
   it("an invalid pattern, an unsupported lang and a missing path: exit 2, each at its line and column", async () => {
     const dir = await testdir({
       "src/a.ts": "Effect.map(a, f);\n",
@@ -74,7 +74,7 @@ describe("paths that do not exist", () => {
   });
 });
 
-describe("a pattern the CLI rejects is invalid input for run, plan and apply too (SPEC 3.1)", () => {
+describe("a pattern the CLI rejects is invalid input for run, plan and apply too", () => {
   it("exit 2 before anything runs, printed in full at the pattern's line and column", async () => {
     const pat = `let ${"averyveryverylongname".repeat(8)} = 1; let b = 2`;
     const dir = await testdir({

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
-// What a person reads (SPEC 1.2 v1.1, SPEC 5): one word per outcome, what a plan's policy would
+// What a person reads: one word per outcome, what a plan's policy would
 // decide and why, and how to move on after an exit 1. Real CLI, real ast_edit, real files.
 const SHOUT = `
 export default (pi) => [{
@@ -39,7 +39,7 @@ async function project(files: Record<string, string> = {}) {
 /** The outcome lines of a run's stderr (two-space indent, a word, a colon). */
 const outcomeLines = (stderr: string) => stderr.split("\n").filter((l) => /^ {2}[A-Z][a-z]+( approval)?: /.test(l));
 
-describe("one word per outcome (SPEC 1.2 v1.1)", () => {
+describe("one word per outcome", () => {
   it("Preview, Accept, Awaiting approval, Discard, Blocked, Failed — never Discard for an unapplied preview", async () => {
     const dir = await project({
       "policy.yaml": [
@@ -89,7 +89,7 @@ describe("one word per outcome (SPEC 1.2 v1.1)", () => {
   });
 });
 
-describe("plan says what the policy would decide, and why (SPEC 5)", () => {
+describe("plan says what the policy would decide, and why", () => {
   const files = {
     "policy.yaml": ["version: 1", "default: require-approval", "rules:", "  - { name: small edits, match: { step: a }, decision: auto-apply }"].join("\n"),
     "recipe.yaml": recipe(["  - { id: a, tool: shout, with: { file: a.txt } }", "  - { id: b, tool: shout, with: { file: b.txt } }"]),
@@ -118,7 +118,7 @@ describe("plan says what the policy would decide, and why (SPEC 5)", () => {
   });
 });
 
-describe("an exit 1 says how to move on (SPEC 5)", () => {
+describe("an exit 1 says how to move on", () => {
   it("pending approval: the --approve value, or --approve-all", async () => {
     const dir = await project({
       "policy.yaml": "version: 1\ndefault: require-approval\n",

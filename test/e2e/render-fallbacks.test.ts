@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
 // The human line of a resolve follows the original renderer, including its fallbacks: an empty
-// label renders as `pending action` and an empty reason as `No reason provided`
-// (reference/seed-semantics.md §2.3 and its exact-strings list).
+// label renders as `pending action` and an empty reason as `No reason provided`.
 const TOOL = `
 export default (pi) => ({
   name: "blank",

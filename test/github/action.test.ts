@@ -50,7 +50,7 @@ describe("action.yml and examples/github (structure)", () => {
     expect(gate.jobs.apply.needs).toBe("plan");
     expect(gate.jobs.plan.steps.some((s: Step) => s.uses?.startsWith("actions/upload-artifact@"))).toBe(true);
     expect(gate.jobs.apply.steps.find((s: Step) => s.id === "apply").with.command).toBe("apply");
-    // The plan decides nothing (SPEC 6.3): apply gets the same policy as plan, from outside .tollgate/.
+    // The plan decides nothing: apply gets the same policy as plan, from outside .tollgate/.
     expect(gate.jobs.apply.steps.find((s: Step) => s.id === "apply").with.policy).toBe(gate.jobs.plan.steps.find((s: Step) => s.id === "plan").with.policy);
     for (const [file, wf] of Object.entries(docs)) {
       for (const job of Object.values((wf as { jobs: Record<string, { steps: Step[] }> }).jobs)) {

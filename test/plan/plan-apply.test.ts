@@ -37,7 +37,7 @@ async function project(policy = "version: 1\ndefault: auto-apply\n") {
 const json = async (file: string) => JSON.parse(await readFile(file, "utf8"));
 const read = (dir: string, f: string) => readFile(path.join(dir, f), "utf8");
 
-describe("tollgate plan / apply (SPEC 6.3)", () => {
+describe("tollgate plan / apply", () => {
   it("plan writes nothing and records fingerprints, hashes, vars and what the policy would decide", async () => {
     const dir = await project();
     const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--var", "second=c.txt", "--out", "out/plan.json", "--patch", "plan.patch"], { cwd: dir });

@@ -1,4 +1,4 @@
-/** The hostile-input table (issue 6): each case is a workspace, a command line and what must come out. */
+/** The hostile-input table: each case is a workspace, a command line and what must come out. */
 export interface HostileCase {
   name: string;
   area: "recipe" | "policy" | "cli" | "files" | "custom-tool";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "../helpers/testdir.js";
 import { cleanupTempDirs, snapshotTree, tempDir } from "../workspace/helpers.js";
 
-// Issue 11: a branch can commit anything under .tollgate/, and every run tells the user to run
+// A branch can commit anything under .tollgate/, and every run tells the user to run
 // `tollgate recover` when a journal is there. A journal is honoured only if this machine wrote it
 // (a nonce matching a record kept outside the workspace, not tracked by git), and even then every
 // entry is checked before anything is written. A refused journal is kept; nothing is written.
@@ -81,7 +81,7 @@ async function refused(root: string, outside: string, reason: RegExp): Promise<v
   expect(run.stderr).not.toMatch(/Run `tollgate recover`/);
 }
 
-describe("recover trusts nothing it reads back (SPEC 8 v1.1)", () => {
+describe("recover trusts nothing it reads back", () => {
   it("a journal this machine did not write (no matching record) is refused, even when every entry looks fine", async () => {
     const { root, outside } = workspace();
     plantJournal(root, [{ path: "src/a.ts", existed: true, mode: 0o644, ...content("PLANTED\n") }]);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CLI } from "../helpers/testdir.js";
 import { cleanupTempDirs, tempDir, waitFor } from "../workspace/helpers.js";
 
-// Issue 11, "never hang": FIFOs and devices in the tree, custom code that leaves handles or never
+// Never hang: FIFOs and devices in the tree, custom code that leaves handles or never
 // settles, late actions after a timeout, exec children that outlive their command. Every case
 // runs the real CLI as a child process with a hard timeout far above what the case needs.
 
@@ -40,7 +40,7 @@ export default (pi) => ({
 });
 `;
 
-describe("non-regular files are never read (SPEC 8 v1.1)", () => {
+describe("non-regular files are never read", () => {
   it("write and edit on a FIFO in the tree are refused at once (exit 3), nothing written", async () => {
     const dir = project({
       "w.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: pipe, content: x }\n",
@@ -117,7 +117,7 @@ describe("files named on the command line may be pipes", () => {
   });
 });
 
-describe("a run ends when its work ends (SPEC 8 v1.1)", () => {
+describe("a run ends when its work ends", () => {
   it("the CLI exits with its code and report although a custom tool left a timer running", async () => {
     const dir = project({ "tools/t.mjs": tool("t", "setInterval(() => {}, 1000); return { content: [{ type: 'text', text: 'ok' }] };"), "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n" });
     const r = await cli(["run", "r.yaml", "--report", "rep.json"], dir, {}, 20_000);

@@ -7,7 +7,7 @@ import { nodeWorkspaceFs, Workspace, type WorkspaceFs } from "../../src/workspac
 import { CLI } from "../helpers/testdir.js";
 import { cleanupTempDirs, snapshotTree, tempDir } from "../workspace/helpers.js";
 
-// Issue 11, "clear messages, right exit codes": odd state on disk gets one clear message and the
+// Clear messages, right exit codes: odd state on disk gets one clear message and the
 // right exit code, never `internal error` (exit 3 with a stack) or a silently created directory.
 
 afterAll(cleanupTempDirs);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
-// Issue 11: a plan.json is an artifact passed between jobs; anyone in between can edit it. It
+// A plan.json is an artifact passed between jobs; anyone in between can edit it. It
 // decides nothing: apply decides by the policy on its own command line and its own flags.
 const RECIPE = "version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: \"CHANGED\\n\" }\n";
 const STRICT = "version: 1\ndefault: require-approval\n";
@@ -17,7 +17,7 @@ async function planned(): Promise<{ dir: string; plan: Record<string, any> }> {
 const a = (dir: string) => readFile(path.join(dir, "a.txt"), "utf8");
 const noTrace = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at |internal error/);
 
-describe("a plan decides nothing (SPEC 6.3 v1.1)", () => {
+describe("a plan decides nothing", () => {
   it("a plan whose mode and wouldDecide were edited to auto-apply still waits for approval under the policy given to apply", async () => {
     const { dir, plan } = await planned();
     plan.plan.mode = "auto-apply";

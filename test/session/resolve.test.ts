@@ -41,8 +41,8 @@ describe("PendingActionStore", () => {
   });
 });
 
-describe("resolve (seed behaviour matrix, seed-semantics 2.10)", () => {
-  it("has exactly the seed's parameters", () => {
+describe("resolve: its parameters, texts and order", () => {
+  it("has exactly two required parameters, action and reason", () => {
     expect(resolveParameters.required).toEqual(["action", "reason"]);
     expect(resolveParameters.properties.reason.description).toBe("Why you're applying or discarding");
   });

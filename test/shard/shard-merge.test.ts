@@ -29,7 +29,7 @@ const perFile = (r: Report) =>
     .flatMap((o) => o.files.map((f) => `${f.path} ${f.change} ${f.beforeSha256} ${f.afterSha256} +${f.additions}-${f.deletions} ${o.outcome}`))
     .sort();
 
-describe("--shard i/n and merge-reports (SPEC 7)", () => {
+describe("--shard i/n and merge-reports", () => {
   it("the union of the shards equals the unsharded run, file for file and outcome for outcome", async () => {
     const dir = await project();
     const full = await tollgate(["run", "recipe.yaml", "--check", "--report", "full.json", "--patch", "full.patch"], { cwd: dir });

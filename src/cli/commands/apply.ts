@@ -14,7 +14,7 @@ interface ApplyArgs extends RunArgs {
 /**
  * `tollgate apply plan.json --policy FILE`: re-runs the planned recipe with the plan's vars, files
  * and shard, and applies only actions that come back unchanged (same id and fingerprint) and are
- * approved or auto-applied (SPEC 6.3). The plan is an artifact anyone between the plan and apply
+ * approved or auto-applied. The plan is an artifact anyone between the plan and apply
  * jobs could edit, so it decides nothing: decisions come only from the policy named here (which
  * must be the plan's, by sha256) and this command's own flags (`--mode`, `--approve`...).
  */

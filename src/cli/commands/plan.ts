@@ -8,7 +8,7 @@ interface PlanArgs extends RunArgs {
 
 /**
  * `tollgate plan`: the run with every action previewed only, plus the plan block that `apply`
- * needs (SPEC 6.3). Without `--out` the plan is not saved (as with `terraform plan`).
+ * needs. Without `--out` the plan is not saved (as with `terraform plan`).
  */
 export function planCommand(setExit: (code: number) => void): CommandModule<object, PlanArgs & { positionals: string[] }> {
   return {

@@ -29,7 +29,7 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
       const shown = (files: string[]) => files.map((f) => `  ${sanitizeForTerminal(f)}\n`).join("");
       const result = await recover(root, {
         ...(protect ? { protect } : {}),
-        // Said before anything is written (SPEC 8), so the user sees what is about to change.
+        // Said before anything is written, so the user sees what is about to change.
         onPlan: (plan) => {
           const n = plan.restore.length + plan.remove.length;
           process.stderr.write(

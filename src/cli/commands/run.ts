@@ -64,7 +64,7 @@ export function runFlags<T>(y: Argv<T>) {
     .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
     .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" });
   // No conflicts between --dry-run/--check and --mode/--approve*: `--dry-run` forces every
-  // decision to dry-run whatever else is given (SPEC 4), as `apply` does, so CI wrappers (the
+  // decision to dry-run whatever else is given, as `apply` does, so CI wrappers (the
   // action's `check` command with a `mode` input) can add it to any command line.
 }
 

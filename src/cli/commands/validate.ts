@@ -9,7 +9,7 @@ interface ValidateArgs {
 }
 
 /**
- * Checks everything that can be known before a run (SPEC 5), running no step: recipe, policy,
+ * Checks everything that can be known before a run, running no step: recipe, policy,
  * custom tool modules, every step's parameters against its schema, and for the built-in tools
  * the language, the patterns and the paths (after `--var`). Problems are exit 2, all at once.
  */

@@ -1,5 +1,5 @@
 /**
- * What can be known about a `jscodeshift` step before a run (SPEC 3.3, 5 `validate`): the
+ * What can be known about a `jscodeshift` step before a run (`validate`): the
  * transform module resolves, and it loads and exports a function. It is loaded in a worker
  * process, never called; that worker keeps it for the run's step.
  */

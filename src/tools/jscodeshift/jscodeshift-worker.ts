@@ -1,5 +1,5 @@
 /**
- * Worker process for the `jscodeshift` tool (SPEC 3.3), forked by ./pool.ts with the workspace
+ * Worker process for the `jscodeshift` tool, forked by ./pool.ts with the workspace
  * root as its working directory and its stdout on tollgate's stderr. It loads transforms the way jscodeshift
  * 17's own worker (src/Worker.js) does and calls them the way it does, so a transform sees no
  * difference and its output is byte-identical to jscodeshift's:

@@ -1,5 +1,5 @@
 /**
- * Worker processes that run jscodeshift transforms (SPEC 3.3). Loaded only by a recipe that uses
+ * Worker processes that run jscodeshift transforms. Loaded only by a recipe that uses
  * the `jscodeshift` tool: nothing here or in jscodeshift is imported at start-up.
  *
  * Contracts:
@@ -89,12 +89,10 @@ function workerScript(): string {
  * A worker's Node flags: tollgate's own (as fork's default), plus two the user did not choose
  * (in flags or NODE_OPTIONS):
  * - a young generation of 8 MiB semi-spaces instead of V8's 16: a worker's garbage is one file's
- *   AST at a time; measured on SPEC 9.1 S6 (two workers), the process tree's peak 10-15 MiB
- *   lower, time within the noise;
+ *   AST at a time, so a smaller young generation lowers the process tree's peak at no cost in time;
  * - `--single-threaded` (no GC helper or background compiler threads) when the workers fill
- *   every CPU (`fillsCpus`): those threads then only take CPU from the other worker. Measured on
- *   S6 with two workers on two CPUs, eight alternating rounds: 3.29 s → 2.95 s, CPU 5.6 → 5.0 s,
- *   faster in 7 of 8; where CPUs are left over, the helper threads use them and it is not added.
+ *   every CPU (`fillsCpus`): those threads then only take CPU from the other worker; where CPUs
+ *   are left over, the helper threads use them and the flag is not added.
  */
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? "", fillsCpus = workersFillCpus()): string[] {
   const chosen = (flag: RegExp) => [...execArgv, nodeOptions].some((a) => flag.test(a));
@@ -117,7 +115,7 @@ export function workersFillCpus(): boolean {
  * Worker processes at most: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
  * The main process only feeds them (it cannot run transforms: the Babel hook must not touch
  * it), so a worker per CPU keeps every core busy; each holds recast, the transform and a file's
- * AST (and Babel when a module must be compiled), and two keep a run under SPEC 9.1's 300 MiB.
+ * AST (and Babel when a module must be compiled), and two keep a run within its memory bound.
  */
 export function defaultThreads(): number {
   const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
@@ -173,7 +171,7 @@ interface Pending {
 /**
  * One worker process. Its working directory is the workspace root (a transform sees the
  * workspace root as process.cwd(), as when jscodeshift runs from the project root); its stdout
- * is tollgate's stderr (SPEC 5: what a transform prints is a log). It handles requests one at a
+ * is tollgate's stderr (what a transform prints is a log). It handles requests one at a
  * time in order, so the request at the head of `order` is the one running: its timeout counts
  * from when it got there, and when it expires the process is killed.
  */

@@ -1,5 +1,5 @@
 /**
- * Where a `jscodeshift` step's `transform` lives (SPEC 3.3): a module path relative to the
+ * Where a `jscodeshift` step's `transform` lives: a module path relative to the
  * recipe, or a package specifier resolved from the workspace root (its node_modules), as
  * `require.resolve` does. Cheap: nothing is loaded here.
  */
