@@ -49,7 +49,7 @@ export class ResultCache {
    * to a file (which depends on its path through `files`/`ignores`), whole but for where they were
    * read from.
    */
-  scan(rules: ReadonlyArray<{ origin?: unknown }>): ScanFileCache | undefined {
+  scan<R extends { origin?: unknown }>(rules: readonly R[]): ScanFileCache | undefined {
     const view: JobView<ScanAnswer> | undefined = this.store.view(
       "scan",
       rules.map(({ origin: _origin, ...rule }) => rule),
