@@ -109,8 +109,20 @@ function entryOf(repository: string, input: RepositoryReport | undefined, pullRe
   if (!input) return { repository, report: null, exitCode: 3, failed: true, why: "no report", outcomes: zeroCounts(), pullRequest };
   const { report } = input;
   const failed = report.exitCode >= 2;
-  const why = !failed ? null : report.run.error ? report.run.error.split("\n")[0]! : report.run.interrupted ? "interrupted" : `exit ${report.exitCode}`;
+  const why = failed ? failureOf(report) : null;
   return { repository, report: input.file, exitCode: report.exitCode, failed, why, outcomes: { ...report.summary.outcomes }, pullRequest };
+}
+
+/** Why a run failed, in a few words: its start error, an interrupt, step errors, or failed actions. */
+function failureOf(report: Report): string {
+  if (report.run.error) return report.run.error.split("\n")[0]!;
+  if (report.run.interrupted) return "interrupted";
+  const s = report.summary;
+  const parts = [
+    ...(s.stepErrors > 0 ? [`${s.stepErrors} step error${s.stepErrors === 1 ? "" : "s"}`] : []),
+    ...(["failed", "stale", "blocked"] as const).filter((o) => s.outcomes[o] > 0).map((o) => `${s.outcomes[o]} ${o}`),
+  ];
+  return parts.length > 0 ? parts.join(", ") : `exit ${report.exitCode}`;
 }
 
 /**
