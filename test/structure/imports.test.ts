@@ -90,7 +90,7 @@ describe("module structure", () => {
     expect(missing).toEqual([]);
   });
 
-  it("folders form layers: the folder-level graph has no cycle either (the README's Layout)", () => {
+  it("folders form layers: the folder-level graph has no cycle either (docs/internals.md's Layout)", () => {
     const folders = new Map<string, string[]>();
     const folderOf = (file: string) => (file.includes("/") ? file.split("/")[0]! : file);
     for (const [file, deps] of importGraph()) {

@@ -88,7 +88,7 @@ describe("tollgate test sgconfig.yml", () => {
     const again = await tgTest(dir);
     expect(again.lines).toEqual(["FAIL no-var  .N.M", "PASS debugger-in-fn  ..", "PASS labelled  .", "PASS no-console  ..", "PASS py-none  ..", "PASS to-upper  ..."]);
     // ast-grep agrees, except where its snapshot also holds the secondary labels of a relational
-    // rule, which napi cannot report (README: debugger-in-fn's `inside`).
+    // rule, which napi cannot report (docs/ast-scan.md: debugger-in-fn's `inside`).
     const cli = await sgTest(dir);
     expect(cli).toEqual(["FAIL debugger-in-fn  .W", "FAIL no-var  .N.M", "PASS labelled  .", "PASS no-console  ..", "PASS py-none  ..", "PASS to-upper  ..."]);
   }, 60_000);

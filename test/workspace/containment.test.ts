@@ -122,8 +122,4 @@ describe("containment table", () => {
     const cs = new Workspace({ root, protect: ["secrets/**"], caseInsensitive: false });
     expect(() => cs.assertWritable([{ path: "SECRETS/key.pem" }])).not.toThrow();
   });
-
-  it("reports the figures", () => {
-    console.log(`containment figures: ${REFUSED.length} escapes refused, ${PROTECTED.length} protected paths, ${ALLOWED.length} allowed`);
-  });
 });
