@@ -3,16 +3,16 @@
  * ast_grep, ast_edit and ast_scan's plain-pattern rules) and ast_scan's evaluated matches of the
  * rules that apply to a file.
  */
+import type { MatchResult } from "../tools/ast/engine.js";
 import type { AnswerCodec } from "./store.js";
 
 type Range = [number, number];
 
-/** What the engine found in one file: its ops' matches (with captures) and the parse's error nodes. */
-export interface EngineAnswer {
-  matches: Array<{ op: number; start: number; end: number; captures: Record<string, Range | null>; bad?: boolean; literals?: Range[] }>;
-  errors: Range[];
-  hadErrors?: boolean;
-}
+/**
+ * What the engine found in one file: its ops' matches (with the captures rewrites need) and
+ * where a syntax error may hide a match.
+ */
+export type EngineAnswer = Pick<MatchResult, "matches" | "issues" | "hadErrors">;
 
 /** What one file gave each applicable rule (in the order the rules were given): matches with message and fix, and those resting on a syntax error. */
 export type ScanAnswer = Array<{
@@ -38,8 +38,8 @@ export const engineCodec: AnswerCodec<EngineAnswer> = {
     isObj(v) &&
     Array.isArray(v.matches) &&
     v.matches.every(isEngineMatch) &&
-    Array.isArray(v.errors) &&
-    v.errors.every(isRange) &&
+    Array.isArray(v.issues) &&
+    v.issues.every(isInt) &&
     (v.hadErrors === undefined || typeof v.hadErrors === "boolean"),
   *ranges(v) {
     for (const m of v.matches) {
@@ -47,7 +47,8 @@ export const engineCodec: AnswerCodec<EngineAnswer> = {
       for (const c of Object.values(m.captures)) if (c) yield c;
       for (const l of m.literals ?? []) yield l;
     }
-    yield* v.errors;
+    // An issue is an offset: it must lie within the text.
+    for (const o of v.issues) yield [o, o];
   },
 };
 

@@ -11,7 +11,7 @@ import { testdir } from "../helpers/testdir.js";
 const TEXT = "const a = foo(1, 2);\nbar(a);\n";
 const ANSWER: EngineAnswer = {
   matches: [{ op: 0, start: 10, end: 19, captures: { A: [14, 15], B: [17, 18] } }],
-  errors: [],
+  issues: [],
 };
 const content = (text: string) => ({ sha256: sha256Hex(text), text });
 
@@ -57,7 +57,7 @@ describe("result store", () => {
     const good = readFileSync(file, "utf8");
     const entry = JSON.parse(good) as { value: EngineAnswer; mac: string };
 
-    const forgedNothing = JSON.stringify({ ...entry, value: { matches: [], errors: [] } });
+    const forgedNothing = JSON.stringify({ ...entry, value: { matches: [], issues: [] } });
     const forgedRange = JSON.stringify({ ...entry, value: { ...entry.value, matches: [{ ...entry.value.matches[0]!, start: 0 }] } });
     const cases: Array<[string, string | Buffer]> = [
       ["truncated", good.slice(0, good.length >> 1)],
@@ -110,9 +110,9 @@ describe("result store", () => {
   it("never writes an entry over the entry size bound, and never a range outside the text", async () => {
     const loc = await testdir();
     const a = storeAt(loc, { maxEntryBytes: 4096 });
-    const many: EngineAnswer = { matches: Array.from({ length: 500 }, (_, i) => ({ op: 0, start: 0, end: 1, captures: { [`A${i}`]: [0, 1] } })), errors: [] };
+    const many: EngineAnswer = { matches: Array.from({ length: 500 }, (_, i) => ({ op: 0, start: 0, end: 1, captures: { [`A${i}`]: [0, 1] } })), issues: [] };
     a.view.put("TypeScript", content(TEXT), many);
-    a.view.put("JavaScript", content(TEXT), { matches: [{ op: 0, start: 0, end: 999, captures: {} }], errors: [] });
+    a.view.put("JavaScript", content(TEXT), { matches: [{ op: 0, start: 0, end: 999, captures: {} }], issues: [] });
     await a.store.close();
     expect(existsSync(path.join(loc, ENTRY_DIR)) ? entries(loc) : []).toEqual([]);
     expect(a.warnings).toEqual([]);

@@ -39,6 +39,7 @@ describe("--changed-since (CLI)", () => {
     expect(changed.code).toBe(1);
     expect(pathsOf(await outcomesOf(path.join(dir, "r.json")))).toEqual(["src/b.ts", "src/c.ts"]);
     const named = await tollgate(["run", "recipe.yaml", "src/a.ts", "src/b.ts", "--check", "--changed-since", "HEAD", "--report", "n.json"], { cwd: dir });
+    expect(named.code).toBe(1);
     expect(pathsOf(await outcomesOf(path.join(dir, "n.json")))).toEqual(["src/b.ts"]);
     // The shards of the changed set partition it.
     const shards: string[] = [];
