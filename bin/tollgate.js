@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
 import vm from "node:vm";
 
 const argv = process.argv.slice(2);
@@ -31,6 +32,10 @@ function launch() {
   } catch {
     // no cache yet
   }
+  // A cache carries a hash of V8's flags, and a run that parses enough sets --expose-gc to free
+  // native syntax trees (tools/ast/reclaim.ts): a cache written after that would be refused by
+  // every other run. Set first, it is in every run's hash (and exposes gc to new contexts only).
+  v8.setFlagsFromString("--expose-gc");
   const wrapped = `(function (exports, require, module, __filename, __dirname, __tgImport) {${source}\n})`;
   const script = new vm.Script(wrapped, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCache(script, cacheFile));
