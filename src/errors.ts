@@ -73,13 +73,5 @@ export class BlockedError extends Error {
   }
 }
 
-/** Message of anything thrown, including non-Error values. */
-export function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  if (typeof err === "string") return err;
-  try {
-    return JSON.stringify(err) ?? String(err);
-  } catch {
-    return String(err);
-  }
-}
+/** Message of anything thrown, including non-Error values and hostile ones (util/thrown.ts). */
+export { asError, messageOf } from "./util/thrown.js";

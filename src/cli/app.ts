@@ -1,5 +1,5 @@
 import { InputError, TollgateError } from "../errors.js";
-import { messageOf } from "../errors.js";
+import { asError, messageOf } from "../errors.js";
 
 /** Thrown by yargs' fail handler: usage errors exit 2. */
 class UsageError extends TollgateError {
@@ -97,7 +97,8 @@ function githubFormat(argv: string[], env: NodeJS.ProcessEnv): boolean {
   return format === "github" || (format === undefined && env.GITHUB_ACTIONS === "true");
 }
 
-export function reportError(err: unknown): number {
+export function reportError(thrown: unknown): number {
+  const err = asError(thrown);
   if (err instanceof TollgateError) {
     process.stderr.write(`${err instanceof UsageError ? "tollgate: " : ""}${err.message}\n`);
     if (err instanceof UsageError) process.stderr.write("Run tollgate --help for usage.\n");

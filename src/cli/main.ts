@@ -2,6 +2,7 @@
 // answered before anything heavy loads (bin/tollgate.js answers it even before this module);
 // every command module is imported lazily so `--help` stays fast too.
 import { readFileSync } from "node:fs";
+import { asError, messageOf } from "../util/thrown.js";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -43,11 +44,12 @@ async function start(args: string[]): Promise<void> {
  */
 function watchStrayErrors(): { seen(): boolean } {
   let stray = false;
-  const onStray = (err: unknown) => {
+  const onStray = (thrown: unknown) => {
+    const err = asError(thrown);
     // The reader closed stdout (`tollgate ... --format json | head`): nothing to report.
-    if ((err as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return;
+    if ((err as NodeJS.ErrnoException).code === "EPIPE") return;
     stray = true;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     process.stderr.write(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}\n`);
     if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
     if (typeof process.exitCode === "number" && process.exitCode < 3) process.exitCode = 3;

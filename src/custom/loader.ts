@@ -5,7 +5,7 @@ import { TypeGuard } from "@sinclair/typebox";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { messageOf } from "../errors.js";
+import { asError, messageOf } from "../util/thrown.js";
 import type { Tool } from "../session/types.js";
 import type { CustomToolAPI, CustomToolFactory } from "./types.js";
 
@@ -71,9 +71,10 @@ async function importModule(abs: string): Promise<unknown> {
   if (ext !== ".js" && ext !== ".mjs") return jitiImport(abs);
   try {
     return await import(pathToFileURL(abs).href);
-  } catch (err) {
+  } catch (thrown) {
     // A plain JS tool importing tollgate or TypeBox from a directory that has neither installed:
     // load it through the TypeScript loader, which provides both.
+    const err = asError(thrown);
     const code = (err as { code?: string }).code;
     const message = messageOf(err);
     if (code === "ERR_MODULE_NOT_FOUND" && PROVIDED.some((name) => message.includes(`'${name}'`) || message.includes(`'${name}/`))) {

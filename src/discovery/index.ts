@@ -14,6 +14,7 @@ import { scopeFiles as restrictedFiles, shardOf, type FileScope } from "../scope
 import { containPath, toPosix } from "../workspace/paths.js";
 import { kindOf, readRegularFileSync } from "../util/regular.js";
 import { assertGlobBounded } from "../policy/glob.js";
+import { messageOf } from "../util/thrown.js";
 
 /** Directory names never entered, whatever the ignore files say. */
 export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];
@@ -134,7 +135,7 @@ function resolveScope(root: string, userPath: string | undefined): { entries: Sc
     try {
       ({ rel, abs } = containScope(root, base));
     } catch (err) {
-      throw new ToolError(err instanceof Error ? err.message : String(err));
+      throw new ToolError(messageOf(err));
     }
     names.push(glob ? (rel === "." ? glob : `${rel}/${glob}`) : rel);
     let st;

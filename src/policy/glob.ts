@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { messageOf } from "../util/thrown.js";
 
 /**
  * Glob complexity is bounded (never hang). picomatch compiles a glob to a backtracking
@@ -55,7 +56,7 @@ export function checkGlob(glob: string): string | undefined {
     picomatch.makeRe(glob, { dot: true, strictBrackets: true });
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return messageOf(err);
   }
 }
 

@@ -3,6 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from "yaml";
 import type { Issue } from "../errors.js";
 import { yamlErrorText } from "../util/yaml-error.js";
+import { messageOf } from "../util/thrown.js";
 
 /** A parsed YAML file that can still map a value path back to a line and column. */
 export interface LocatedDocument {
@@ -66,10 +67,6 @@ function hintUnquotedRefs(text: string, issues: Issue[]): Issue[] {
     out.push({ ...issue, message: `${issue.message} (inside { } or [ ], quote a \${{ }} reference: "${ref}")` });
   }
   return out;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Where an alias-expansion failure most likely starts (the yaml library gives no position). */
@@ -152,7 +149,7 @@ export function schemaIssues(located: LocatedDocument, schema: TSchema, value: u
   } catch (err) {
     // A schema TypeBox cannot check (a custom kind it has no checker for): one clear issue.
     const pos = locate(located, [...base]);
-    const message = `Cannot check against the tool's schema: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `Cannot check against the tool's schema: ${messageOf(err)}`;
     return [{ file: located.file, line: pos.line, col: pos.col, path: formatPath([...base]), message }];
   }
   for (const err of errors) {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Value, type ValueError } from "@sinclair/typebox/value";
-import { ToolError, messageOf } from "../errors.js";
+import { ToolError, asError, messageOf } from "../errors.js";
 import { sha256 } from "../util/hash.js";
 import { bounded } from "../util/settle.js";
 import { createResolveTool } from "./resolve.js";
@@ -222,7 +222,9 @@ export class Session {
         }),
       );
       state.ended = "finished";
-    } catch (err) {
+    } catch (thrown) {
+      // Whatever user code threw (a Proxy whose traps throw, say) is read once, safely, here.
+      const err = asError(thrown);
       failed = true;
       error = err;
       state.ended = err instanceof ToolError && /timed out|can never finish/.test(err.message) ? err.message : "finished with an error";

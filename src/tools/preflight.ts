@@ -6,6 +6,7 @@ import { discoverFiles } from "../discovery/index.js";
 import { ensureLanguages, loadNapi, resolveLang } from "./ast/langs.js";
 import { validatePattern } from "./ast/search.js";
 import { pathHint } from "../util/path-hint.js";
+import { messageOf } from "../util/thrown.js";
 
 export interface PreflightIssue {
   /** Where, inside the step's `with`. */
@@ -16,8 +17,6 @@ export interface PreflightIssue {
 }
 
 export type Preflight = (params: Record<string, unknown>, ctx: { cwd: string; recipeDir?: string }) => Promise<PreflightIssue[]>;
-
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 async function checkPath(params: Record<string, unknown>, ctx: { cwd: string }): Promise<PreflightIssue[]> {
   if (params.path !== undefined && typeof params.path !== "string") return [];

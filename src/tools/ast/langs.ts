@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { ToolError } from "../../errors.js";
+import { messageOf } from "../../util/thrown.js";
 
 export type Napi = typeof import("@ast-grep/napi");
 
@@ -97,7 +98,7 @@ export function dynamicRegistration(ids: readonly string[]): Record<string, unkn
       // Touch the lazy getter now so a missing parser is reported here, clearly.
       void mod.libraryPath;
     } catch (err) {
-      throw new ToolError(`Language ${lang.name} is unavailable: cannot load ${lang.dynamicPackage} (${err instanceof Error ? err.message : String(err)})`);
+      throw new ToolError(`Language ${lang.name} is unavailable: cannot load ${lang.dynamicPackage} (${messageOf(err)})`);
     }
     out[id] = {
       libraryPath: mod.libraryPath,

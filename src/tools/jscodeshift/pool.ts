@@ -28,6 +28,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fork, type ChildProcess } from "node:child_process";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
+import { messageOf } from "../../util/thrown.js";
 
 const nodeRequire = createRequire(import.meta.url);
 
@@ -483,7 +484,7 @@ export class TransformPool {
           (err: unknown) => {
             release(slot);
             if (stopped) return;
-            settle(index, { type: "unreadable", id: 0, error: err instanceof Error ? err.message : String(err) });
+            settle(index, { type: "unreadable", id: 0, error: messageOf(err) });
             fill(slot);
           },
         );
