@@ -108,6 +108,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         path: params.path,
         glob: params.glob,
         signal,
+        cache: host.cache,
       });
       const actions: AstScanDetails["actions"] = [];
       const staged: string[] = [];

@@ -9,6 +9,7 @@ import { globMatcher } from "../../policy/glob.js";
 import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
 import type { Workspace } from "../../workspace/workspace.js";
+import type { ResultCache } from "../../cache/index.js";
 import type { EngineJob } from "../ast/engine.js";
 import { ensureLanguages, langById, langOfPath, loadNapi } from "../ast/langs.js";
 import { buildPrefilter, patternCaptures } from "../ast/pattern.js";
@@ -79,6 +80,8 @@ export interface ScanInput {
   glob?: string | undefined;
   signal?: AbortSignal | undefined;
   matcher?: RuleMatcher;
+  /** `--cache`: answers kept across runs (a hit does not parse). */
+  cache?: ResultCache | undefined;
 }
 
 function posAt(starts: number[], offset: number): Position {
@@ -147,6 +150,21 @@ interface FileHits {
   text: string;
   sha256: string;
   byRule: Map<ScanRule, RuleHits>;
+}
+
+/** Each rule's matches in one text (one parse for all): evaluated, and those resting on a syntax error. */
+function matchRules(matcher: RuleMatcher, text: string, lang: string, rules: readonly ScanRule[]): RuleHits[] {
+  const out: RuleHits[] = rules.map(() => ({ good: [], bad: [] }));
+  for (const { rule, nodes } of matcher.matchFile(text, lang, rules).matches) {
+    const h = out[rules.indexOf(rule)]!;
+    for (const { node, bad } of nodes) {
+      if (bad) {
+        const r = node.range();
+        h.bad.push({ start: r.start.index, end: r.end.index });
+      } else h.good.push(evaluateMatch(rule, node, text));
+    }
+  }
+  return out;
 }
 
 /** Runs the rules over the files; rules are already filtered (severity off, --filter). */
@@ -232,6 +250,14 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
   }
 
   // Every other rule: matched and evaluated on napi nodes of a whole parse, file by file.
+  // One cache view per set of applicable rules (which set depends on the path: files/ignores).
+  const scanViews = new Map<string, ReturnType<ResultCache["scan"]>>();
+  const scanCache = (applicable: ScanRule[]) => {
+    if (!input.cache) return undefined;
+    const key = applicable.map((r) => rules.indexOf(r)).join(",");
+    if (!scanViews.has(key)) scanViews.set(key, input.cache.scan(applicable));
+    return scanViews.get(key);
+  };
   for (const file of files) {
     if (input.signal?.aborted) break;
     const applicable = rules.filter((r) => !plain.has(r) && applies(r, file.rel, file.lang));
@@ -247,15 +273,16 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
     if (hits.has(file.rel) && hits.get(file.rel)!.sha256 !== read.sha256) throw new ToolError(`${file.rel} changed while it was being scanned; run again`);
     searched.add(file.rel);
     const { text } = read;
-    const { matches } = matcher.matchFile(text, file.lang, applicable);
-    for (const { rule, nodes } of matches) {
-      const h = hitsOf(file.rel, text, read.sha256, rule);
-      for (const { node, bad } of nodes) {
-        if (bad) {
-          const r = node.range();
-          h.bad.push({ start: r.start.index, end: r.end.index });
-        } else h.good.push(evaluateMatch(rule, node, text));
-      }
+    // The result cache answers for a file whose content and applicable rules it has seen.
+    const cache = scanCache(applicable);
+    const cached = cache?.get(file.lang, read);
+    const answer = cached ?? matchRules(matcher, text, file.lang, applicable);
+    if (cache && !cached) cache.put(file.lang, read, answer);
+    for (const [i, { good, bad }] of answer.entries()) {
+      if (good.length === 0 && bad.length === 0) continue;
+      const h = hitsOf(file.rel, text, read.sha256, applicable[i]!);
+      h.good.push(...good);
+      h.bad.push(...bad);
     }
   }
 
