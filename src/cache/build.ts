@@ -2,25 +2,23 @@
  * What identifies the engine an answer came from: a hash of tollgate's own code (not its version,
  * which does not change between builds), napi's version and every language package's.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { sha256Hex } from "./digest.js";
 
-/** The file the bundle step writes beside the bundle: a hash over every file it emitted. */
-export const BUILD_ID_FILE = "engine-id";
 const CODE = /\.(?:[cm]?js|ts)$/;
 
 /**
- * The build id of the code in `dir`: the bundle's recorded id, else a hash over every code file
- * below it (tsc's output or the sources, when not bundled).
+ * The build id of the code in `dir` (the bundle, tsc's output or the sources): a hash over every
+ * code file below it, dot-directories (V8's code cache) left out. Any rebuild that changes the
+ * code changes it.
  */
 export function engineBuildId(dir: string): string {
-  const recorded = path.join(dir, BUILD_ID_FILE);
-  if (existsSync(recorded)) return readFileSync(recorded, "utf8").trim();
   const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ name: string; parentPath: string; isFile(): boolean }>)
     .filter((d) => d.isFile() && CODE.test(d.name) && !d.name.endsWith(".d.ts"))
     .map((d) => path.join(d.parentPath, d.name))
+    .filter((f) => !path.relative(dir, f).split(path.sep).some((seg) => seg.startsWith(".")))
     .sort();
   const parts = files.map((f) => `${path.relative(dir, f)}\0${sha256Hex(readFileSync(f))}`);
   return sha256Hex(parts.join("\n"));
