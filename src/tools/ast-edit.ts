@@ -11,7 +11,7 @@ import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
-import { cut, displayPath, groupByDir, parseIssuesBlock, plural, runSearch, patternWarningLines, skippedBlock, skippedMatchIssues } from "./ast/search.js";
+import { cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, plural, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
 
 export const astEditParameters = Type.Object(
   {
@@ -231,7 +231,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         if (index >= cutoff) return;
         // No closure is made in this function: one would keep `r` (the file's text) alive.
         const shown = displayPath(r.rel, discovery!);
-        if (r.status === "searched" && r.parseError) parseErrors.set(index, [`${shown}: parse error (syntax tree contains error nodes)`]);
+        if (r.status === "searched" && r.issues) parseErrors.set(index, syntaxIssueLines(shown, r.issues));
         if (r.status !== "matched") return;
         if (limit !== undefined && total >= limit) {
           limitReached = true;
@@ -239,7 +239,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           return;
         }
         const bad = badMatches(r.matches);
-        if (bad.length > 0) parseErrors.set(index, detach(skippedMatchIssues(shown, r.text, bad)));
+        if (bad.length > 0 || r.issues) parseErrors.set(index, detach(mergedIssues(shown, r.text, bad, r.issues)));
         let raw = goodMatches(r.matches);
         if (raw.length === 0) return;
         let keep: number | undefined;
@@ -254,7 +254,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           return;
         }
         if (planned.after === r.text) return;
-        if (r.errors.length > 0) parseWarnings.set(index, `${shown}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
+        if (r.syntaxErrors) parseWarnings.set(index, `${shown}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
         const plan: FilePlan = { rel: r.rel, lang: langOf!.get(r.rel)!, text: r.text, sha256: r.sha256, after: planned.after, matches: planned.matches, keep };
         total += plan.matches.length;
         const perOp: number[] = new Array<number>(pats.length).fill(0);

@@ -5,7 +5,7 @@ import { textResult } from "../session/types.js";
 import type { ToolHost } from "./host.js";
 import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";
-import { allCaptures, cut, displayPath, groupByDir, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, skippedMatchIssues } from "./ast/search.js";
+import { allCaptures, cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
 
 export const astGrepParameters = Type.Object(
   {
@@ -85,10 +85,13 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const parseErrors: string[] = [...search.patternIssues];
       const all: Array<AstGrepMatch & { fileText: string; start: number; end: number }> = [];
       for (const r of search.results) {
-        if (r.status === "searched" && r.parseError) parseErrors.push(`${displayPath(r.rel, discovery)}: parse error (syntax tree contains error nodes)`);
-        if (r.status !== "matched") continue;
+        if (r.status === "skipped") continue;
+        if (r.status === "searched") {
+          parseErrors.push(...syntaxIssueLines(displayPath(r.rel, discovery), r.issues));
+          continue;
+        }
         const bad = badMatches(r.matches);
-        if (bad.length > 0) parseErrors.push(...skippedMatchIssues(displayPath(r.rel, discovery), r.text, bad));
+        parseErrors.push(...mergedIssues(displayPath(r.rel, discovery), r.text, bad, r.issues));
         const index = new LineIndex(r.text);
         const sorted = goodMatches(r.matches).sort((a, b) => a.start - b.start || b.end - a.end || a.op - b.op);
         for (const m of sorted) {

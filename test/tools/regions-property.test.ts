@@ -1,8 +1,11 @@
 /**
- * Region parsing against the whole-file parse (SPEC 3.1: a shortcut gives the whole parse's
- * answer or better), property-based: files made of generated statements (decorators, regexes
- * after `if (…)`, templates, comments, brackets of every kind, syntax errors) and of real
- * top-level statements taken from this repository's own sources and fixtures.
+ * The engine against the whole-file parse and against each statement parsed alone,
+ * property-based: files made of generated statements (decorators, regexes after `if (…)`,
+ * templates, comments, brackets of every kind, syntax errors) and of real top-level statements
+ * taken from this repository's own sources and fixtures. On a clean file the answer is the whole
+ * parse's; with syntax errors, every match is a real one (a clean whole-parse node, or a node of
+ * a statement that parses cleanly alone), and every real match of a clean statement is found or
+ * listed (skipped, or a parse issue inside it).
  */
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -57,34 +60,61 @@ function realStatements(): string[] {
 }
 
 let napiRef: Napi;
-const keyed = (ms: ReturnType<typeof matchText>["matches"]) => ms.filter((m) => !m.bad).map((m) => `${m.op}:${m.start}:${m.end}:${JSON.stringify(m.captures)}`).sort();
+type Keyed = { key: string; start: number; end: number };
+const keyOf = (m: { op: number; start: number; end: number; captures: unknown }) => `${m.op}:${m.start}:${m.end}:${JSON.stringify(m.captures)}`;
 
-function check(text: string): void {
-  const region = matchText(napiRef, "TypeScript", text, { ops, prefilter });
-  const whole = matchText(napiRef, "TypeScript", text, { ops });
-  const w = keyed(whole.matches);
-  const r = keyed(region.matches);
-  if (!whole.hadErrors) {
-    // A file without syntax errors: exactly the whole parse's matches.
-    expect(r).toEqual(w);
-    expect(region.hadErrors ?? false).toBe(false);
-  } else {
-    // With errors: every clean whole-parse match, and extras only where the whole parse has
-    // errors to lose them to.
-    for (const k of w) expect(r).toContain(k);
-    for (const k of r) {
-      if (w.includes(k)) continue;
-      const [, s, e] = k.split(":").map(Number);
-      expect(whole.errors.some(([es, ee]) => es <= e! && s! <= ee), `extra match ${text.slice(s, e)} near no error`).toBe(true);
+/** Each op's matches in a text parsed alone, shifted by `offset`, and whether that parse is clean. */
+function reference(text: string, offset: number): { matches: Keyed[]; clean: boolean } {
+  const root = napiRef.parse("TypeScript", text).root();
+  const clean = root.find({ rule: { any: [{ kind: "ERROR" }, { regex: "^$" }] } } as never) === null;
+  const matches: Keyed[] = [];
+  ops.forEach((op, i) => {
+    for (const n of root.findAll(op.pat)) {
+      const r = n.range();
+      const captures = Object.fromEntries(
+        Object.entries(op.captures).map(([name, multi]) => {
+          const nodes = multi ? n.getMultipleMatches(name) : [n.getMatch(name)].filter((x) => x !== null);
+          return [name, nodes.length === 0 ? null : [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset]];
+        }),
+      );
+      matches.push({ key: keyOf({ op: i, start: r.start.index + offset, end: r.end.index + offset, captures }), start: r.start.index + offset, end: r.end.index + offset });
     }
+  });
+  return { matches, clean };
+}
+
+function check(stmts: readonly string[], sep: string): void {
+  const text = stmts.join(sep) + sep;
+  const result = matchText(napiRef, "TypeScript", text, { ops, prefilter });
+  const good = new Set(result.matches.filter((m) => !m.bad).map(keyOf));
+  const whole = reference(text, 0);
+  if (whole.clean) {
+    expect([...good].sort()).toEqual(whole.matches.map((m) => m.key).sort());
+    expect(result.issues).toEqual([]);
+    return;
+  }
+  // The real matches: those of every statement that parses cleanly alone.
+  const real = new Map<string, Keyed>();
+  let at = 0;
+  for (const stmt of stmts) {
+    const r = reference(stmt, at);
+    if (r.clean) for (const m of r.matches) real.set(m.key, m);
+    at += stmt.length + sep.length;
+  }
+  const wholeKeys = new Set(whole.matches.map((m) => m.key));
+  for (const k of good) expect(real.has(k) || wholeKeys.has(k), `match ${k} is no real node`).toBe(true);
+  const listed = [...result.matches.filter((m) => m.bad).map((m) => m.start), ...result.issues];
+  for (const m of real.values()) {
+    if (good.has(m.key)) continue;
+    expect(listed.some((p) => m.start <= p && p <= m.end), `real match ${text.slice(m.start, m.end)} missed silently`).toBe(true);
   }
 }
 
-describe("region parsing vs whole-file parsing (property)", () => {
+describe("matches on files with and without syntax errors (property)", () => {
   it("generated statements", async () => {
     napiRef = await loadNapi();
     fc.assert(
-      fc.property(fc.array(generated, { minLength: 1, maxLength: 12 }), fc.constantFrom("\n", "\n\n", "\r\n"), (stmts, sep) => check(stmts.join(sep) + sep)),
+      fc.property(fc.array(generated, { minLength: 1, maxLength: 12 }), fc.constantFrom("\n", "\n\n", "\r\n"), (stmts, sep) => check(stmts, sep)),
       { numRuns: 150 },
     );
   });
@@ -94,7 +124,7 @@ describe("region parsing vs whole-file parsing (property)", () => {
     const real = realStatements();
     expect(real.length).toBeGreaterThan(50);
     fc.assert(
-      fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: generated }), { minLength: 1, maxLength: 15 }), (stmts) => check(stmts.join("\n") + "\n")),
+      fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: generated }), { minLength: 1, maxLength: 15 }), (stmts) => check(stmts, "\n")),
       { numRuns: 100 },
     );
   });

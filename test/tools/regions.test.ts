@@ -54,9 +54,23 @@ describe("statement boundaries (region parsing)", () => {
     ].join("\n");
     const region = matchText(napi, "TypeScript", text, { ops, prefilter });
     const whole = matchText(napi, "TypeScript", text, { ops });
-    expect(region.regions).toBeGreaterThan(0);
+    expect(region.regions).toBeUndefined();
     expect(region.matches).toEqual(whole.matches);
+    expect(region.matches.map((m) => text.slice(m.start, m.end))).toEqual(napi.parse("TypeScript", text).root().findAll("Effect.map($A, $B)").map((n) => n.text()));
     expect(region.matches.length).toBe(6);
+  });
+
+  it("where the whole parse has errors, a statement that parses cleanly alone gives its own matches", async () => {
+    const napi = await loadNapi();
+    const ops = [{ pat: "Effect.map($A, $B)", captures: { A: false, B: false } }];
+    const clean = "export const a = Effect.map(x, (y) => y + 1)\n";
+    const text = `export const b = Effect.map(z, (\n${clean}`;
+    const alone = napi.parse("TypeScript", clean).root().findAll("Effect.map($A, $B)").map((n) => n.range().start.index + text.length - clean.length);
+    const result = matchText(napi, "TypeScript", text, { ops });
+    expect(result.hadErrors).toBe(true);
+    expect(result.matches.filter((m) => !m.bad).map((m) => m.start)).toEqual(alone);
+    // The broken statement's possible match is listed where its tokens are.
+    expect(result.issues).toContain(text.indexOf("Effect"));
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * Per-file work of ast_grep/ast_edit: read, classify (binary / non-UTF-8 / too large), text
  * prefilter, parse, match. Parses run on the calling thread (`parse`) or on libuv's thread pool
- * (`parseAsync`, pool.ts); inputs and outputs are plain data.
+ * (`parseAsync`, pool.ts); inputs and outputs are plain data, and a file's result (FileResult)
+ * depends on its bytes and the job only.
  *
  * The engine API (also for rule-based tools such as ast_scan):
  * - `matchText(napi, lang, text, { ops, sel?, prefilter? })`: every op's matches in one text,
- *   one parse and one traversal for all ops (traverse.ts); an op is a pattern or a napi rule
- *   object (`config`). Matches resting on a syntax error carry `bad: true`: callers skip and
- *   list them (`badMatches`), keeping the rest (`goodMatches`).
+ *   one whole-file parse and one traversal for all ops (traverse.ts); an op is a pattern or a
+ *   napi rule object (`config`). Matches resting on a syntax error carry `bad: true`: callers
+ *   skip and list them (`badMatches`), keeping the rest (`goodMatches`); `issues` are the places
+ *   where a syntax error may hide a match.
  * - `matchTextAsync`: the same with the parses off the calling thread.
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
@@ -15,13 +17,12 @@ import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
-import { ensureLanguages } from "./langs.js";
-import { compileBytePrefilter, type PrefilterSpec } from "./pattern.js";
-import { regionsFor, statementBoundaries } from "./regions.js";
+import { ensureLanguages, langById } from "./langs.js";
+import { compileBytePrefilter, fixedTokens, type PrefilterSpec } from "./pattern.js";
+import { statementBoundaries } from "./regions.js";
 import { lastAtOrBefore } from "../../workspace/text.js";
-import type { RawMatch } from "./rewrite.js";
-import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type Found, type SgNode } from "./traverse.js";
-import { langById } from "./langs.js";
+import { LineIndex, type RawMatch } from "./rewrite.js";
+import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type SgNode, type Walked } from "./traverse.js";
 import { parsedBytes } from "./reclaim.js";
 import { Intervals } from "./intervals.js";
 
@@ -43,30 +44,27 @@ export interface EngineFile {
 
 export type SkipReason = "binary" | "non-utf8" | "too-large" | "unreadable";
 
+/** A place (1-based line and UTF-16 column) where a syntax error may hide a match (MatchResult.issues). */
+export interface ParseIssue {
+  line: number;
+  col: number;
+}
+
 export type FileResult =
   | { rel: string; status: "skipped"; reason: SkipReason; message?: string }
-  /** `parseError`: no match, and the parsed code has syntax errors (the file is listed). */
-  | { rel: string; status: "searched"; parseError?: true }
+  | { rel: string; status: "searched"; issues?: ParseIssue[] }
   | {
       rel: string;
       status: "matched";
       text: string;
       sha256: string;
       matches: RawMatch[];
-      /** [start, end) of ERROR nodes, only computed for files with matches. */
-      errors: Array<[number, number]>;
+      /** Set when the whole file's parse has syntax errors (away from the good matches). */
+      syntaxErrors?: true;
+      issues?: ParseIssue[];
     };
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/**
- * `TOLLGATE_PARSE=whole` parses every candidate file whole, as the ast-grep CLI does, instead of
- * only the statements holding a prefilter hit. By default region parsing is used and, when a
- * region has an ERROR node, the whole file is parsed too (SPEC 3.1: the answer is the whole
- * parse's or strictly better).
- */
-const WHOLE_FILES = process.env.TOLLGATE_PARSE === "whole";
-
 
 export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
   return opConfig({ pat }, sel);
@@ -75,14 +73,16 @@ export function matcherOf(pat: string, sel: string | undefined): ReturnType<type
 export interface MatchResult {
   /** Every op's matches, file offsets (UTF-16); `bad` ones rest on a syntax error. */
   matches: RawMatch[];
-  /** [start, end) of the ERROR nodes of the parse that decided (the whole file's when parsed). */
-  errors: Array<[number, number]>;
-  /** Whether the deciding parse has ERROR nodes (computed when there is no match too). */
+  /**
+   * Offsets of the syntax errors where a match may be missing: an ERROR node or an invented
+   * token's node that holds one of the ops' fixed tokens, where no clean parse of its statement
+   * covers it (each at its first fixed token).
+   */
+  issues: number[];
+  /** Whether the whole file's parse has syntax errors. */
   hadErrors?: boolean;
-  /** Regions parsed (absent: the whole file only). */
+  /** Statements parsed on their own where the whole parse has syntax errors. */
   regions?: number;
-  /** Whether the whole file was parsed after a region had an error. */
-  wholeToo?: boolean;
 }
 
 type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined };
@@ -97,8 +97,6 @@ function activeOps(text: string, job: Job, lang: string): number[] {
     return req.words.every((w) => text.includes(w)) && req.runs.every((r) => runRegex(r).test(text));
   });
 }
-
-const key = (m: RawMatch) => `${m.op}:${m.start}:${m.end}`;
 
 /** Spans of the text to parse ([start, end), UTF-16), answered with their syntax trees in order. */
 type ParseSpans = Array<[number, number]>;
@@ -132,10 +130,9 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
 }
 
 /**
- * matchText with the parses made by `parseAsync`, on libuv's thread pool: the calling thread
- * reads, cuts regions and traverses while other threads parse (napi's `parse` and `parseAsync`
- * build the same document). With `find`, a whole-file parse and its walk are both made off
- * this thread (napi's `findInFiles`, native.ts): only the nodes found come back.
+ * matchText with the parses made by `parseAsync`, on libuv's thread pool (napi's `parse` and
+ * `parseAsync` build the same document). With `find`, the whole-file parse and its walk are
+ * both made off this thread (napi's `findInFiles`, native.ts): only the nodes found come back.
  */
 export async function matchTextAsync(napi: Napi, lang: string, text: string, job: Job, parse: AsyncParse = napiParseAsync(napi), find?: WholeFind): Promise<MatchResult> {
   const steps = matching(napi, lang, text, job, find !== undefined);
@@ -181,112 +178,180 @@ export function limitedParse(parse: AsyncParse, limit: number): AsyncParse {
   };
 }
 
+const isClean = (w: Walked) => w.errors.length === 0 && w.missing.length === 0;
+
 /**
  * The matching itself: yields the spans to parse and gets their trees back (see matchText);
- * with `wholeFinds`, a whole-file parse is asked for as a WholeRequest instead.
+ * with `wholeFinds`, the whole-file parse is asked for as a WholeRequest instead.
+ *
+ * The whole file is parsed, as the ast-grep CLI parses it. Where that parse is clean its
+ * matches are the answer. Where it has syntax errors, napi's error recovery and the CLI's can
+ * differ (napi parses UTF-16 text, the CLI UTF-8, and tree-sitter weighs a recovery by the bytes
+ * it skips), so a match may be lost or spoilt in one and not in the other. A match overlapping
+ * an error is flagged `bad` (traverse.ts). For TypeScript, each top-level statement (regions.ts)
+ * that overlaps an error holding one of the ops' fixed tokens is parsed on its own: where that
+ * parse is clean, it is the statement's parse as written, and its matches replace the whole
+ * parse's there. Errors holding a fixed token that no clean statement parse covers are the
+ * result's `issues`: a match the CLI finds may be missing there.
  */
 function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds = false): Generator<Request, MatchResult, Reply> {
   ensureLanguages(napi, [lang]);
   const active = activeOps(text, job, lang);
-  if (active.length === 0) return { matches: [], errors: [] };
-  const stringKinds = langById(lang).stringKinds;
+  if (active.length === 0) return { matches: [], issues: [] };
+  const info = langById(lang);
   const spec = job.prefilter?.[lang] ?? null;
-  const requirements = spec !== null && spec.length === job.ops.length ? spec : undefined;
+  const options = { stringKinds: info.stringKinds, requirements: spec !== null && spec.length === job.ops.length ? spec : undefined };
   // Source parsed is counted once its trees are traversed (reclaim.ts collects dead trees).
-  const walk = (root: SgRoot, start: number, end: number) => {
-    const out = traverse(root.root(), job.ops, active, job.sel, start, { stringKinds, requirements });
+  const walk = (root: SgRoot, start: number, end: number): Walked => {
+    const out = traverse(root.root(), job.ops, active, job.sel, start, options);
     parsedBytes(end - start);
     return out;
   };
-  function* whole(): Generator<Request, MatchResult, Reply> {
-    const c = wholeFinds ? wholeRule(job) : null;
-    let out: ReturnType<typeof collect> | undefined;
-    if (c !== null) {
-      const nodes = (yield { whole: c }) as SgNode[] | null;
-      if (nodes !== null) {
-        out = collect(nodes, c, 0, { stringKinds, requirements });
-        if (nodes.length > 0) parsedBytes(text.length);
-      }
+  let w: Walked | undefined;
+  const c = wholeFinds ? wholeRule(job) : null;
+  if (c !== null) {
+    const nodes = (yield { whole: c }) as SgNode[] | null;
+    if (nodes !== null) {
+      w = collect(nodes, c, 0, options);
+      if (nodes.length > 0) parsedBytes(text.length);
     }
-    if (out === undefined) {
-      const [root] = (yield [[0, text.length]]) as SgRoot[];
-      out = walk(root!, 0, text.length);
+  }
+  if (w === undefined) {
+    const [root] = (yield [[0, text.length]]) as SgRoot[];
+    w = walk(root!, 0, text.length);
+  }
+  if (isClean(w)) return { matches: w.found.map((f) => f.match), issues: [] };
+  const holds = tokenFinder(text, job, active, info);
+  // A zero-width piece (an empty ERROR node) stands for the character at its place.
+  const pieces = [...w.errors, ...w.missing.map(([, s, e]): [number, number] => [s, e])].map(([s, e]): [number, number] => [s, Math.max(e, s + 1)]);
+  const boundaries = lang === "TypeScript" ? statementBoundaries(text) : null;
+  const spans = boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : [];
+  const covered: Array<[number, number]> = [];
+  const recovered: RawMatch[] = [];
+  if (spans.length > 0) {
+    const roots = (yield spans) as SgRoot[];
+    for (const [k, span] of spans.entries()) {
+      const r = walk(roots[k]!, span[0], span[1]);
+      if (!isClean(r)) continue;
+      covered.push(span);
+      for (const f of r.found) recovered.push(f.match);
     }
-    const { found, errors } = out;
-    return { matches: found.map((f) => f.match), errors, ...(errors.length > 0 ? { hadErrors: true } : {}) };
   }
-  const hits = lang === "TypeScript" && !job.sel && !WHOLE_FILES ? hitsOf(text, activeSpec(job, lang, active)) : null;
-  if (!hits || hits.length === 0) return yield* whole();
-  function* regionPass(regions: Array<[number, number]>): Generator<Request, { found: Found[]; errors: Array<[number, number]> }, Reply> {
-    const found: Found[] = [];
-    const errors: Array<[number, number]> = [];
-    const roots = (yield regions) as SgRoot[];
-    for (const [k, [start, end]] of regions.entries()) {
-      const r = walk(roots[k]!, start, end);
-      found.push(...r.found);
-      errors.push(...r.errors);
+  const cover = new Intervals(covered);
+  const matches: RawMatch[] = [];
+  for (const { match } of w.found) {
+    if (!cover.overlaps(match.start, match.end)) matches.push(match);
+    // Within a clean statement parse, its answer replaces the whole parse's; a whole-parse match
+    // reaching across such a statement's bounds is none of its nodes: skipped and listed.
+    else if (!insideOne(covered, match)) matches.push({ ...match, bad: true });
+  }
+  matches.push(...recovered);
+  matches.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
+  // Each uncovered piece is listed at its first fixed token, and at every occurrence of an op's
+  // anchor token in it (a lost match holds its anchor, so one of these lies in it).
+  const issues = new Set<number>();
+  const open: Array<[number, number]> = [];
+  for (const [s, e] of pieces) {
+    for (const [ps, pe] of uncovered(s, e, covered)) {
+      const at = holds(ps, pe);
+      if (at === -1) continue;
+      issues.add(at);
+      open.push([ps, pe]);
     }
-    return { found, errors };
   }
-  const cut = regionsOf(text, hits, wholeFinds);
-  if (cut === "dense") {
-    // Whole first (napi's threads): where the whole parse is clean its answer is exact; where it
-    // has error nodes, the statements that could hold a match it lost or spoilt (those
-    // overlapping an error node or a match resting on one) are parsed on their own and merged.
-    const w = yield* whole();
-    if (!w.hadErrors) return w;
-    const boundaries = statementBoundaries(text);
-    if (!boundaries) return w;
-    const spoilt = new Intervals([...w.errors, ...w.matches.filter((m) => m.bad).map((m): [number, number] => [m.start, m.end])]);
-    const regions = regionsFor(boundaries, text.length, hits).filter(([start, end]) => spoilt.overlaps(start, end));
-    const r = regions.length > 0 ? yield* regionPass(regions) : { found: [], errors: [] };
-    return merged(w, r.found, r.errors, boundaries, regions.length);
+  if (open.length > 0) {
+    const inOpen = new Intervals(open);
+    for (const at of anchorsOf(text, job, active, info)) if (inOpen.overlaps(at, at + 1)) issues.add(at);
   }
-  if (cut === null) return yield* whole();
-  const { regions, boundaries } = cut;
-  const r = yield* regionPass(regions);
-  if (r.errors.length === 0) return { matches: r.found.map((f) => f.match), errors: [], regions: regions.length };
-  // A region with an error node: the whole parse decides (merged).
-  const w = yield* whole();
-  if (!w.hadErrors) return { ...w, regions: regions.length, wholeToo: true };
-  return merged(w, r.found, r.errors, boundaries, regions.length);
+  return { matches, issues: [...issues].sort((a, b) => a - b), hadErrors: w.errors.length > 0 || w.missing.length > 0, ...(spans.length > 0 ? { regions: spans.length } : {}) };
 }
 
-/**
- * The whole parse's answer (which has error nodes) merged with the regions' (`found`, with the
- * regions' error nodes `regionErrors`). Where the whole parse is clean its answer is exact.
- * Where it has errors, a region's match that the whole parse lacks is added only if it is a
- * real match the whole parse lost to error recovery: no error node anywhere in it in its
- * region's parse (not even in a capture), within one top-level statement, and an error node of
- * the whole parse overlapping it. A match bad in one parse but clean in the other is taken clean.
- */
-function merged(w: MatchResult, found: readonly Found[], regionErrors: ReadonlyArray<[number, number]>, boundaries: readonly number[], regions: number): MatchResult {
-  const out: MatchResult = { ...w, regions, wholeToo: true };
-  const wholeErrors = new Intervals(w.errors);
-  const ofRegions = new Intervals(regionErrors);
-  const lost = (m: RawMatch) => wholeErrors.overlaps(m.start, m.end);
-  const crosses = (m: RawMatch) => boundaries[lastAtOrBefore(boundaries, m.end - 1)]! > m.start;
-  // A whole-parse match holding an error node (in a capture: copied verbatim) that runs across
-  // a top-level statement boundary is error recovery joining statements (effect's
-  // reactivity/Atom.ts: one `!==` expression from line 1411 to 1430), not a node of the file
-  // as written: it rests on the error.
-  for (const m of w.matches) if (!m.bad && lost(m) && crosses(m)) m.bad = true;
-  const byKey = new Map(w.matches.map((m) => [key(m), m]));
-  for (const { match } of found) {
-    const had = byKey.get(key(match));
-    if (!had) {
-      if (!match.bad && !ofRegions.overlaps(match.start, match.end) && !crosses(match) && lost(match)) byKey.set(key(match), match);
-    } else if (had.bad && !match.bad) byKey.set(key(match), match);
+/** Whether the match lies inside one of the (sorted, disjoint) spans. */
+function insideOne(spans: ReadonlyArray<[number, number]>, m: RawMatch): boolean {
+  const k = lastAtOrBefore(spans.map((s) => s[0]), m.start);
+  return k >= 0 && spans[k]![0] <= m.start && m.end <= spans[k]![1];
+}
+
+/** The parts of [start, end) outside the (sorted, disjoint) spans. */
+function uncovered(start: number, end: number, spans: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let at = start;
+  for (const [s, e] of spans) {
+    if (e <= at) continue;
+    if (s >= end) break;
+    if (s > at) out.push([at, s]);
+    at = Math.max(at, e);
   }
-  out.matches = [...byKey.values()].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
+  if (at < end) out.push([at, end]);
   return out;
 }
 
-/** The prefilter of the active ops only (regions are cut around their hits). */
-function activeSpec(job: Job, lang: string, active: readonly number[]): PrefilterSpec {
-  const spec = job.prefilter?.[lang] ?? null;
-  if (spec === null || spec.length !== job.ops.length) return spec;
-  return active.map((i) => spec[i]!);
+/**
+ * The first offset in [start, end) where one of the active ops' fixed tokens occurs (pattern.ts
+ * fixedTokens: a word as a whole word, a punctuation character anywhere), or -1. An op without
+ * fixed tokens (a rule object, a lone metavariable) may match anywhere: then `start`.
+ */
+function tokenFinder(text: string, job: Job, active: readonly number[], info: ReturnType<typeof langById>): (start: number, end: number) => number {
+  const words = new Set<string>();
+  const chars = new Set<string>();
+  let anywhere = false;
+  for (const i of active) {
+    const op = job.ops[i]!;
+    const t = op.config ? { words: [], chars: [] } : fixedTokens(op.pat, info);
+    if (t.words.length === 0 && t.chars.length === 0) anywhere = true;
+    for (const w of t.words) words.add(w);
+    for (const ch of t.chars) chars.add(ch);
+  }
+  if (anywhere) return (start, end) => (start < end ? start : -1);
+  const alternatives = [...[...words].map((w) => `(?<![A-Za-z0-9_$])${escapeRegex(w)}(?![A-Za-z0-9_$])`), ...[...chars].map(escapeRegex)];
+  const at: number[] = [];
+  for (const m of text.matchAll(new RegExp(alternatives.join("|"), "g"))) at.push(m.index!);
+  return (start, end) => {
+    let lo = 0;
+    let hi = at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (at[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = at[lo];
+    return first !== undefined && first < end ? first : -1;
+  };
+}
+
+/** Offsets of each active op's anchor token: its longest word, or its first punctuation character. */
+function anchorsOf(text: string, job: Job, active: readonly number[], info: ReturnType<typeof langById>): number[] {
+  const alternatives = new Set<string>();
+  for (const i of active) {
+    const op = job.ops[i]!;
+    if (op.config) continue;
+    const t = fixedTokens(op.pat, info);
+    const word = [...t.words].sort((a, b) => b.length - a.length)[0];
+    if (word !== undefined) alternatives.add(`(?<![A-Za-z0-9_$])${escapeRegex(word)}(?![A-Za-z0-9_$])`);
+    else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
+  }
+  if (alternatives.size === 0) return [];
+  return [...text.matchAll(new RegExp([...alternatives].join("|"), "g"))].map((m) => m.index!);
+}
+
+const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+
+/**
+ * The top-level statements ([start, end) between boundaries) that overlap a syntax error's
+ * piece holding a fixed token there, in order.
+ */
+function suspectStatements(boundaries: readonly number[], length: number, pieces: ReadonlyArray<[number, number]>, holds: (start: number, end: number) => number): Array<[number, number]> {
+  const picked = new Set<number>();
+  const endOf = (k: number) => (k + 1 < boundaries.length ? boundaries[k + 1]! : length);
+  for (const [s, e] of pieces) {
+    const a = lastAtOrBefore(boundaries, s);
+    const b = lastAtOrBefore(boundaries, Math.max(s, e - 1));
+    for (let k = a; k <= b; k++) {
+      if (picked.has(k)) continue;
+      if (holds(Math.max(s, boundaries[k]!), Math.min(e, endOf(k))) !== -1) picked.add(k);
+    }
+  }
+  return [...picked].sort((x, y) => x - y).map((k): [number, number] => [boundaries[k]!, endOf(k)]);
 }
 
 /** The matches to use: those that do not rest on a syntax error. */
@@ -298,47 +363,6 @@ export function goodMatches(matches: readonly RawMatch[]): RawMatch[] {
 export function badMatches(matches: readonly RawMatch[]): RawMatch[] {
   return matches.filter((m) => m.bad === true);
 }
-
-/** Offsets where the prefilter's anchors occur in the text. */
-function hitsOf(text: string, spec: PrefilterSpec): Array<[number, number]> | null {
-  if (spec === null) return null;
-  const hits: Array<[number, number]> = [];
-  for (const req of spec) {
-    if (req.runs.length > 0) {
-      const re = new RegExp(req.runs[0]!, "g");
-      for (const m of text.matchAll(re)) hits.push([m.index!, m.index! + m[0].length]);
-    } else if (req.words.length > 0) {
-      const w = req.words[0]!;
-      for (let k = text.indexOf(w); k !== -1; k = text.indexOf(w, k + 1)) hits.push([k, k + w.length]);
-    } else return null;
-  }
-  return hits;
-}
-
-/**
- * The statements to parse instead of the whole text (and the boundaries), null for a whole
- * parse, or "dense" (only with whole-file matching in napi's threads): the hits are too many or
- * their statements too large for regions to pay, the whole parse comes first.
- */
-function regionsOf(text: string, hits: ReadonlyArray<[number, number]>, wholeFinds: boolean): { regions: Array<[number, number]>; boundaries: number[] } | null | "dense" {
-  // A region's parse and walk cost this thread several times what a whole parse costs napi's
-  // threads (measured on effect's src/: S1 gains, S2 and S3 lose).
-  if (wholeFinds && hits.length * REGION_MAX_HIT_GAP > text.length) return "dense";
-  const boundaries = statementBoundaries(text);
-  if (!boundaries) return null;
-  const regions = regionsFor(boundaries, text.length, hits);
-  if (wholeFinds) {
-    let bytes = 0;
-    for (const [start, end] of regions) bytes += end - start;
-    if (bytes > REGION_MAX_SHARE * text.length) return "dense";
-  }
-  return { regions, boundaries };
-}
-
-/** Region parsing beside whole-file matching in napi's threads: at most one hit per this many characters… */
-const REGION_MAX_HIT_GAP = 8000;
-/** …and regions covering at most this share of the file. */
-const REGION_MAX_SHARE = 0.25;
 
 /** A WholeFind for the file at `abs` (whose text is `text`): native.ts's NativeFinder.find. */
 export type FileFind = (abs: string, lang: string, text: string, c: Combined) => Promise<SgNode[] | null>;
@@ -384,8 +408,15 @@ export class FileProcessor {
     return { bytes, text: decoder.decode(bytes) };
   }
 
-  #result(file: EngineFile, bytes: Buffer, text: string, { matches, errors, hadErrors }: MatchResult): FileResult {
-    if (matches.length === 0) return { rel: file.rel, status: "searched", ...(hadErrors ? { parseError: true as const } : {}) };
-    return { rel: file.rel, status: "matched", text, sha256: sha256(bytes), matches, errors };
+  #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: MatchResult): FileResult {
+    const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
+    if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
+    return { rel: file.rel, status: "matched", text, sha256: sha256(bytes), matches, ...(hadErrors ? { syntaxErrors: true as const } : {}), ...listed };
   }
+}
+
+/** Line and column of each offset. */
+function positions(text: string, offsets: readonly number[]): ParseIssue[] {
+  const index = new LineIndex(text);
+  return offsets.map((o) => index.pos(o));
 }

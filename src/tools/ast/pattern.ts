@@ -203,3 +203,46 @@ export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => b
       return r.runs.every((re) => re.test(text));
     });
 }
+
+/**
+ * The fixed tokens of a pattern, the text any match must show outside its metavariables: its
+ * words (identifiers, keywords, numbers' tails) and each punctuation character (`===` gives `=`,
+ * so a text holding a token's part is taken to hold it). Comments are left out; a string literal
+ * gives its quote. Empty when the pattern is metavariables only (then any text may hold a match).
+ */
+export function fixedTokens(pat: string, lang: LangInfo): { words: string[]; chars: string[] } {
+  const words = new Set<string>();
+  const chars = new Set<string>();
+  let i = 0;
+  const n = pat.length;
+  while (i < n) {
+    const ch = pat[i]!;
+    if (ch === "$") {
+      const m = /^\$\$?\$?[A-Z_][A-Z0-9_]*|^\$\$\$/.exec(pat.slice(i));
+      if (m) {
+        i += m[0].length;
+        continue;
+      }
+    }
+    if (lang.comments === "c" && ch === "/" && (pat[i + 1] === "/" || pat[i + 1] === "*")) {
+      const j = pat[i + 1] === "/" ? pat.indexOf("\n", i) : pat.indexOf("*/", i + 2);
+      i = j === -1 ? n : pat[i + 1] === "/" ? j : j + 2;
+      continue;
+    }
+    if (lang.comments === "hash" && ch === "#") {
+      const j = pat.indexOf("\n", i);
+      i = j === -1 ? n : j;
+      continue;
+    }
+    if (/[A-Za-z0-9_]/.test(ch)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
+      words.add(pat.slice(i, j));
+      i = j;
+      continue;
+    }
+    if (!/\s/.test(ch) && ch.charCodeAt(0) < 0x80) chars.add(ch);
+    i++;
+  }
+  return { words: [...words], chars: [...chars] };
+}

@@ -2,7 +2,7 @@
  * Runs the per-file engine over many files. napi's `parse` builds a syntax tree on the calling
  * thread; its `parseAsync` builds the same tree on libuv's thread pool. With enough work the
  * files are processed a few at a time on this thread, their parses on the pool: this thread
- * reads, prefilters, cuts regions and traverses trees while other CPUs parse (no worker thread
+ * reads, prefilters and traverses trees while other CPUs parse (no worker thread
  * to start, no second copy of the bundle and of napi, no results copied between threads).
  * Inline (`parse`) otherwise.
  */
@@ -19,6 +19,8 @@ export interface PoolOptions {
   threads?: number | undefined;
   /** Sizes for scheduling (largest first). */
   sizes?: ReadonlyMap<string, number> | undefined;
+  /** Whole files matched in napi's own threads (native.ts) when parses run off this thread; default true. */
+  native?: boolean | undefined;
   /** Called after every file: files done, total, matches found so far (for progress displays). */
   progress?: ((done: number, total: number, matches: number) => void) | undefined;
 }
@@ -48,8 +50,6 @@ const FILES_IN_FLIGHT = 4;
  */
 const FILES_IN_FLIGHT_NATIVE = 12;
 
-/** `TOLLGATE_NATIVE=0` turns whole-file matching in napi's threads off (for comparisons). */
-const NATIVE = process.env.TOLLGATE_NATIVE !== "0";
 const NATIVE_CALLS = 1;
 
 function threadCount(files: readonly EngineFile[], options: PoolOptions): number {
@@ -148,7 +148,7 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   // per CPU for every call, so one call keeps each CPU parsing. A call per thread doubled the
   // trees in flight and the malloc arenas holding them: S3r apply (eight ast_scan rules over
   // effect's src/) peaked at 263-316 MiB with two calls, 254-260 with one, in about the same time.
-  const native = NATIVE ? new NativeFinder(napi, NATIVE_CALLS) : undefined;
+  const native = options.native !== false ? new NativeFinder(napi, NATIVE_CALLS) : undefined;
   const finder: FileFind | undefined = native && native.find.bind(native);
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
   let waiting: Array<() => void> = [];

@@ -1,9 +1,7 @@
 /**
- * Region parsing for TypeScript files: instead of parsing a whole (often huge, comment-heavy)
- * file, parse only the top-level statements that contain a prefilter hit. Every match of a
- * pattern contains an occurrence of the pattern's fixed tokens, and a match (one node) lies
- * within one top-level statement, so the matches found in those statements are all the
- * matches of the file.
+ * Top-level statement boundaries of a TypeScript text, for parsing a statement on its own where
+ * the whole file's parse has syntax errors (engine.ts): a top-level statement parses the same
+ * alone as in its file, so a clean parse of it is its parse as written.
  *
  * Statement boundaries come from a small lexer (comments, strings, templates, regex literals,
  * bracket depth). A boundary is the start of a line at bracket depth 0, outside any literal,
@@ -11,12 +9,8 @@
  * (so ASI cannot join it to the previous statement); a decorator stays with the class it
  * decorates. Brackets are matched by kind on a stack. Whenever the lexer is unsure (a string or
  * regex literal running into a newline, unbalanced or mismatched brackets, an unterminated
- * literal at the end), it gives up and the caller parses the whole file. Adjacent statements
- * are parsed apart. The caller also parses the whole file when a region has an ERROR node
- * (engine.ts), so a wrong cut can cost time but not a match.
+ * literal at the end), it gives up: then no statement is parsed on its own.
  */
-
-import { lastAtOrBefore } from "../../workspace/text.js";
 
 const STATEMENT_START = /^(?:export|import|const|let|var|function|async|class|interface|type|declare|enum|abstract|namespace|module)\b|^@/;
 
@@ -247,26 +241,4 @@ export function statementBoundaries(text: string): number[] | null {
   }
   if (depth !== 0 || templates.length !== 0) return null;
   return out;
-}
-
-/**
- * [start, end) spans of the statements containing the hits, overlapping ones merged. Adjacent
- * statements stay apart: parsed together, one's error recovery can swallow the other's match.
- */
-export function regionsFor(boundaries: readonly number[], textLength: number, hits: readonly [number, number][]): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  const find = (offset: number): number => lastAtOrBefore(boundaries, offset);
-  for (const [hs, he] of hits) {
-    const a = find(hs);
-    const b = find(Math.max(hs, he - 1));
-    spans.push([boundaries[a]!, b + 1 < boundaries.length ? boundaries[b + 1]! : textLength]);
-  }
-  spans.sort((x, y) => x[0] - y[0]);
-  const merged: Array<[number, number]> = [];
-  for (const s of spans) {
-    const last = merged[merged.length - 1];
-    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1]);
-    else merged.push([s[0], s[1]]);
-  }
-  return merged;
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { ToolError } from "../../errors.js";
 import { discoverFiles, type Discovery } from "../../discovery/index.js";
 import type { FileScope } from "../host.js";
-import type { EngineFile, EngineJob, FileResult, SkipReason } from "./engine.js";
+import type { EngineFile, EngineJob, FileResult, ParseIssue, SkipReason } from "./engine.js";
 import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
@@ -76,7 +76,7 @@ export function describeSkip(reason: SkipReason, maxFileBytes: number, message?:
 const CHECKED_LANGS = new Set(["TypeScript", "Tsx", "JavaScript", "python", "go", "rust"]);
 
 /**
- * Checks a pattern as the ast-grep CLI does (SPEC 3.1): what its core refuses (several nodes,
+ * Checks a pattern as the ast-grep CLI does: what its core refuses (several nodes,
  * no node, an unknown selector kind) is a ToolError with the core's reason and the pattern's
  * place among the step's parameters (`where`, e.g. `ops[1].pat`). A pattern that parses with
  * an ERROR node is accepted, as the CLI accepts it (`import { $$$I } from $S`: `$S` is no
@@ -201,7 +201,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
   const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
   input.onStart?.({ discovery, langOf, prefilter });
-  // Discovery's own skips (FIFOs, devices, names not UTF-8) are listed with the engine's (SPEC 8).
+  // Discovery's own skips (FIFOs, devices, names not UTF-8) are listed with the engine's.
   const skipped: SearchOutcome["skipped"] = discovery.skipped.map((s) => ({ path: s.rel, reason: "unreadable" as const, message: s.message }));
   const engineSkips: Array<SearchOutcome["skipped"][number] & { index: number }> = [];
   let filesSearched = 0;
@@ -261,7 +261,7 @@ export function patternWarningLines(warnings: SearchOutcome["patternWarnings"], 
   return warnings.filter((w) => matched(w.op) === 0).flatMap((w) => ["", `Warning: ${w.text}.`]);
 }
 
-/** `Parse issues:` lines for matches skipped because they rest on a syntax error (SPEC 3.1). */
+/** `Parse issues:` lines for matches skipped because they rest on a syntax error. */
 export function skippedMatchIssues(display: string, text: string, bad: readonly RawMatch[]): string[] {
   const index = new LineIndex(text);
   return [...bad]
@@ -270,6 +270,23 @@ export function skippedMatchIssues(display: string, text: string, bad: readonly 
       const { line, col } = index.pos(m.start);
       return `${display}:${line}:${col}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`;
     });
+}
+
+/**
+ * A matched file's `Parse issues:` lines in order of position: its skipped matches and the
+ * places where a syntax error may hide a match.
+ */
+export function mergedIssues(display: string, text: string, bad: readonly RawMatch[], issues: readonly ParseIssue[] | undefined): string[] {
+  if (bad.length === 0) return syntaxIssueLines(display, issues);
+  const index = new LineIndex(text);
+  const skipped = [...bad].sort((a, b) => a.start - b.start).map((m) => ({ ...index.pos(m.start), line0: skippedMatchIssues(display, text, [m])[0]! }));
+  const places = (issues ?? []).map((p) => ({ ...p, line0: syntaxIssueLines(display, [p])[0]! }));
+  return [...skipped, ...places].sort((a, b) => a.line - b.line || a.col - b.col).map((x) => x.line0);
+}
+
+/** `Parse issues:` lines for the places where a syntax error may hide a match (FileResult.issues). */
+export function syntaxIssueLines(display: string, issues: readonly ParseIssue[] | undefined): string[] {
+  return (issues ?? []).map((p) => `${display}:${p.line}:${p.col}: parse error (a syntax error holds the pattern's tokens here; a match may be missing)`);
 }
 
 /** The seed's `Parse issues:` block (deduplicated, at most 20). */

@@ -41,6 +41,22 @@ export interface Found {
   prefix?: string;
 }
 
+/**
+ * The rules that find a parse's syntax errors: ERROR nodes, and the zero-width tokens that
+ * tree-sitter invents to carry on (MISSING; napi has no other way to tell them).
+ */
+const SYNTAX_ERRORS = [{ kind: "ERROR" }, { regex: "^$" }];
+
+/** What a walk finds: the matches, the ERROR nodes' ranges, and each MISSING token's place and parent's range. */
+export interface Walked {
+  found: Found[];
+  errors: Array<[number, number]>;
+  missing: Missing[];
+}
+
+/** An invented token: its offset and the [start, end) of the node holding it. */
+export type Missing = [at: number, start: number, end: number];
+
 export interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
@@ -188,7 +204,7 @@ export function combine(ops: readonly EngineOp[], active: readonly number[], sel
     return { pattern: sel ? { context: r.pat, selector: sel } : r.pat };
   });
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
-  const rule = { rule: { any: [...branches, ...fallback, { kind: "ERROR" }] }, ...(Object.keys(utils).length > 0 ? { utils } : {}) };
+  const rule = { rule: { any: [...branches, ...fallback, ...SYNTAX_ERRORS] }, ...(Object.keys(utils).length > 0 ? { utils } : {}) };
   return { ops, active, sel, configs, rule, plain, token, idOf, prefixOf };
 }
 
@@ -197,34 +213,55 @@ export function combine(ops: readonly EngineOp[], active: readonly number[], sel
  * and the ERROR nodes' ranges. Matches resting on a syntax error are flagged `bad` (see
  * flagErrors); nothing is dropped here.
  */
-export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonly number[], sel: string | undefined, offset: number, options: TraverseOptions = {}): { found: Found[]; errors: Array<[number, number]> } {
-  if (active.length === 0) return { found: [], errors: [] };
+export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonly number[], sel: string | undefined, offset: number, options: TraverseOptions = {}): Walked {
+  if (active.length === 0) return { found: [], errors: [], missing: [] };
   const c = combine(ops, active, sel);
   if (c === null) {
     // Conflicting util ids: one walk per op (rare; each op keeps its own utils).
     const found: Found[] = [];
-    const errors: Array<[number, number]> = [];
     for (const i of active) {
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    for (const e of root.findAll({ rule: { kind: "ERROR" } } as never)) {
-      const r = e.range();
-      errors.push([r.start.index + offset, r.end.index + offset]);
-    }
-    flagErrors(found, errors, ops, offset);
-    return { found, errors };
+    const { errors, missing } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } } as never), offset);
+    flagErrors(found, errors, missing, ops, offset);
+    return { found, errors, missing };
   }
   let nodes: SgNode[];
   try {
     nodes = root.findAll(c.rule as never);
   } catch {
-    // A language where a lone metavariable is no pattern (JSON): no markers; each node the
-    // plain `any` finds is asked op by op.
-    const plainAny = { ...c.rule, rule: { any: [...c.configs.map((x) => x.rule), { kind: "ERROR" }] } };
+    // A language where a lone metavariable is no pattern: no markers; each node the plain
+    // `any` finds is asked op by op.
+    const plainAny = { ...c.rule, rule: { any: [...c.configs.map((x) => x.rule), ...SYNTAX_ERRORS] } };
     return collect(root.findAll(plainAny as never), c, offset, options, true);
   }
   return collect(nodes, c, offset, options);
+}
+
+/** A zero-width leaf: a token tree-sitter invented (MISSING). */
+function isMissing(node: SgNode): boolean {
+  const r = node.range();
+  return r.start.index === r.end.index && node.isLeaf();
+}
+
+function missingOf(node: SgNode, offset: number): Missing {
+  const at = node.range().start.index + offset;
+  const p = node.parent()?.range();
+  return [at, p ? p.start.index + offset : at, p ? p.end.index + offset : at];
+}
+
+/** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing"> {
+  const errors: Array<[number, number]> = [];
+  const missing: Missing[] = [];
+  for (const n of nodes) {
+    if (n.kind() === "ERROR") {
+      const r = n.range();
+      errors.push([r.start.index + offset, r.end.index + offset]);
+    } else if (isMissing(n)) missing.push(missingOf(n, offset));
+  }
+  return { errors, missing };
 }
 
 /** A found node as a match of op `index` (its captures read under `prefix`). */
@@ -255,10 +292,11 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
  * The matches and ERROR ranges of the nodes a walk with `c.rule` found (in document order).
  * `asking`: the nodes come from the plain `any` (no markers), so each is asked op by op.
  */
-export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): { found: Found[]; errors: Array<[number, number]> } {
+export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): Walked {
   const { ops, active, configs, plain, token, idOf, prefixOf } = c;
   const found: Found[] = [];
   const errors: Array<[number, number]> = [];
+  const missing: Missing[] = [];
   const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -280,7 +318,14 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     errors.push([r.start.index + offset, r.end.index + offset]);
     return true;
   };
+  /** Records the node if it is an invented token; says whether it is one (it matches no op). */
+  const noteMissing = (node: SgNode): boolean => {
+    if (!isMissing(node)) return false;
+    missing.push(missingOf(node, offset));
+    return true;
+  };
   const visit = (node: SgNode) => {
+    if (noteMissing(node)) return;
     const isError = noteError(node);
     if (isError && patternsOnly) return;
     let first = -1;
@@ -316,6 +361,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   const visitAsking = (node: SgNode) => {
+    if (noteMissing(node)) return;
     const isError = noteError(node);
     for (let k = 0; k < configs.length; k++) {
       if (!node.matches(configs[k] as never)) continue;
@@ -324,29 +370,39 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   for (const node of nodes) (asking ? visitAsking : visit)(node);
-  flagErrors(found, errors, ops, offset);
-  return { found, errors };
+  flagErrors(found, errors, missing, ops, offset);
+  return { found, errors, missing };
 }
 
 /**
- * Flags matches that rest on a syntax error (SPEC 3.1): tree-sitter wraps what it cannot parse
- * in ERROR nodes, and invents zero-width MISSING tokens (an absent `)`) to carry on. A match
- * inside an ERROR node is itself a cleanly parsed subtree and is kept; a match containing an
- * ERROR node, or a MISSING token, outside its metavariable captures (whose text is copied
- * verbatim) rests on a misparse and is flagged `bad`.
+ * Flags the matches that rest on a syntax error: tree-sitter wraps what it cannot parse in ERROR
+ * nodes and invents zero-width MISSING tokens (an absent `)`) to carry on. A match holding an
+ * ERROR node, even in a capture, is flagged: recovery may have joined statements there, and the
+ * node need not be one of the file as written. A match inside an ERROR node is a subtree parsed
+ * cleanly and is kept. A MISSING token inside a capture is kept too (the capture's text is
+ * copied verbatim and a zero-width token changes no text); elsewhere in the match it is flagged.
  */
-function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, ops: readonly EngineOp[], offset: number): void {
-  const index = errors.length > 0 ? new Intervals(errors) : undefined;
+function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, missing: readonly Missing[], ops: readonly EngineOp[], offset: number): void {
+  if (errors.length === 0 && missing.length === 0) return;
+  const index = new Intervals(errors);
+  const invented = new Intervals(missing.map(([at]): [number, number] => [at, at]));
   for (const { node, match, prefix } of found) {
-    let caps: Array<[number, number]> | undefined;
-    const captures = () => (caps ??= allCaptureRanges(node, ops[match.op]!, offset, prefix));
-    const inner = index ? [...index.inside(match.start, match.end)].filter(([es, ee]) => es !== match.start || ee !== match.end) : [];
-    if (inner.some(([es, ee]) => !captures().some(([cs, ce]) => cs <= es && ee <= ce))) {
+    let holds = false;
+    for (const [es, ee] of index.inside(match.start, match.end)) {
+      if (es === match.start && ee === match.end) continue;
+      holds = true;
+      break;
+    }
+    if (holds) {
       match.bad = true;
       continue;
     }
-    const missing = node.findAll({ rule: { regex: "^$" } } as never).map((n) => n.range().start.index + offset);
-    if (missing.length === 0) continue;
-    if (missing.some((at) => !captures().some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
+    // Near an invented token, the node's own zero-width leaves tell (one at its end may be a
+    // sibling's: `f(x)` with a MISSING `!` after it).
+    if (invented.inside(match.start, match.end).next().done) continue;
+    const own = node.findAll({ rule: { regex: "^$" } } as never).filter((n) => n.isLeaf()).map((n) => n.range().start.index + offset);
+    if (own.length === 0) continue;
+    const captures = allCaptureRanges(node, ops[match.op]!, offset, prefix);
+    if (own.some((at) => !captures.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }
