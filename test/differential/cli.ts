@@ -120,7 +120,7 @@ export function scanPatterns(dir: string, cliLang: string, patterns: readonly st
     }
     if (ids.length === 1) {
       const id = ids[0]!;
-      out.push(...parseStream(sg(["run", "-p", patterns[id]!, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })));
+      out.push(...parseStream(sg(["run", `--pattern=${patterns[id]!}`, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })));
       return;
     }
     const half = Math.ceil(ids.length / 2);
@@ -144,10 +144,17 @@ export function scanPatterns(dir: string, cliLang: string, patterns: readonly st
 
 /** The matches of one pattern in one file, with their replacements by `out`. */
 export function runPattern(dir: string, file: string, cliLang: string, pattern: string, out: string): CliMatch[] {
-  return parseStream(sg(["run", "-p", pattern, "-r", out, "-l", cliLang, "--json=stream", file], dir), dir);
+  return parseStream(sg(["run", `--pattern=${pattern}`, `--rewrite=${out}`, "-l", cliLang, "--json=stream", file], dir), dir);
 }
 
 /** Rewrites `file` in place with `ast-grep run -U`. */
 export function rewriteFile(dir: string, file: string, cliLang: string, pattern: string, out: string): void {
-  sg(["run", "-p", pattern, "-r", out, "-l", cliLang, "-U", file], dir);
+  sg(["run", `--pattern=${pattern}`, `--rewrite=${out}`, "-l", cliLang, "-U", file], dir);
+}
+
+/** The CLI's parse of a pattern (`--debug-query=pattern`): its root kind and whether it has an ERROR node. */
+export function cliPatternTree(cliLang: string, pattern: string): { root: string; error: boolean } {
+  const r = spawnSync(SG, ["run", `--pattern=${pattern}`, "-l", cliLang, "--debug-query=pattern", "/dev/null"], { encoding: "utf8" });
+  const text = `${r.stdout}\n${r.stderr}`;
+  return { root: /Debug Pattern:\n(\S+)/.exec(text)?.[1] ?? "", error: /^\s*ERROR\b/m.test(text) };
 }
