@@ -82,3 +82,36 @@ describe("JSON patterns with metavariables", () => {
     expect(await tollgateRewrite(files, "json", "[$A]", "[$A, $A]")).toEqual(cli);
   });
 });
+
+describe("re-indenting inside template literals", () => {
+  const PAT = "function $F($$$P) { $$$B }";
+  const OUT = "const $F = function ($$$P) {\n  $$$B\n}";
+
+  it("re-indents the lines of a multi-line `${ … }` substitution as the CLI does (tab-indented code)", async () => {
+    const files = {
+      "check.js": [
+        "function check(errors, name) {",
+        "\tif (!errors) {",
+        "\t\tfail(",
+        "\t\t\t`Invalid errors for ${name}: got ${",
+        "\t\t\t\terrors === null ? \"null\" : typeof errors",
+        "\t\t\t}`,",
+        "\t\t);",
+        "\t}",
+        "}",
+        "",
+      ].join("\n"),
+    };
+    const cli = await cliRewrite(files, "js", PAT, OUT);
+    expect(cli["check.js"]).toContain("\n  \t\t\t\terrors === null");
+    expect(await tollgateRewrite(files, "js", PAT, OUT)).toEqual(cli);
+  });
+
+  it("never re-indents the text lines of a template, even around a substitution", async () => {
+    const text = ["function show(a) {", "\tlog(`first", "line ${a", "\t\t.b} after", "last`)", "}", ""].join("\n");
+    const out = await tollgateRewrite({ "show.js": text }, "js", PAT, OUT);
+    // The text line after `first` and the one after the substitution keep their bytes; the
+    // substitution's own second line is code and is re-indented.
+    expect(out["show.js"]).toBe(["const show = function (a) {", "  log(`first", "line ${a", "  \t\t.b} after", "last`)", "}", ""].join("\n"));
+  });
+});

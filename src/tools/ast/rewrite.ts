@@ -7,14 +7,15 @@
  *   zero nodes → empty).
  * - A match lying wholly inside a capture of another match (used by its template) is rewritten
  *   inside that capture and counted. Any other overlap is reported with both ranges.
- * - Indentation follows `ast-grep -U` byte for byte (its replacer/indent.rs; SPEC 3.1): a
+ * - Indentation follows `ast-grep -U` byte for byte (its replacer/indent.rs): a
  *   multi-line capture is shifted from the indentation of its first line to that of the
  *   template line it is written on, then the whole replacement is indented like the line the
  *   match starts on. Like the CLI, indentation counts spaces only (a tab ends it: a tab-indented
  *   line has indentation 0) and a line starting past 512 bytes has none; removing takes the
  *   spaces off only where a line has them all. Three documented differences: nested matches
  *   (above); lines inside a multi-line string or template literal of a capture are never
- *   re-indented (the CLI changes the literal's value); a blank line gets no indentation. And
+ *   re-indented (the CLI changes the literal's value), while a line starting in a template's
+ *   `${ … }` is code and is; a blank line gets no indentation. And
  *   one the README lists: a template's line breaks are written in the file's line ending
  *   (CRLF files stay CRLF; the CLI inserts the template's LF).
  */
@@ -30,7 +31,7 @@ export interface RawMatch {
   captures: Record<string, [number, number] | null>;
   /** Set when the match contains a syntax-error node outside its captures. */
   bad?: boolean;
-  /** [start, end) of multi-line string/template literals inside its captures (never re-indented). */
+  /** [start, end) of the text pieces of multi-line string/template literals in its captures (never re-indented). */
   literals?: Array<[number, number]>;
 }
 
@@ -216,7 +217,8 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
     let last = 0;
     for (let i = t.indexOf("\n"); i !== -1; i = t.indexOf("\n", i + 1)) {
       const at = start + i;
-      if (literals.some(([ls, le]) => ls < at && at < le)) {
+      // The line after this break is literal text when it starts in a literal's text piece.
+      if (literals.some(([ls, le]) => ls <= at && at + 1 < le)) {
         out += `${t.slice(last, i + 1)}${mark}`;
         last = i + 1;
       }

@@ -264,6 +264,28 @@ function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "e
   return { errors, missing };
 }
 
+/** Kinds of a template's code parts (`${ … }`, Python's f-string `{ … }`): code, not literal text. */
+const SUBSTITUTIONS = new Set(["template_substitution", "interpolation"]);
+
+/**
+ * The [start, end) pieces of a string or template literal that are its text: the literal minus
+ * its substitutions. A line starting in a substitution is code (the innermost construct decides;
+ * a template inside a substitution is found on its own).
+ */
+function literalText(literal: SgNode, offset: number): Array<[number, number]> {
+  const r = literal.range();
+  const out: Array<[number, number]> = [];
+  let at = r.start.index;
+  for (const child of literal.children()) {
+    if (!SUBSTITUTIONS.has(String(child.kind()))) continue;
+    const cr = child.range();
+    out.push([at + offset, cr.start.index + offset]);
+    at = cr.end.index;
+  }
+  out.push([at + offset, r.end.index + offset]);
+  return out;
+}
+
 /** A found node as a match of op `index` (its captures read under `prefix`). */
 function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: number, options: TraverseOptions, prefix = ""): Found {
   const op = ops[index]!;
@@ -280,7 +302,7 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
         const rule = { rule: { any: options.stringKinds.map((kind) => ({ kind })) } };
         for (const s of n.findAll(rule as never)) {
           const sr = s.range();
-          if (sr.start.line !== sr.end.line) (literals ??= []).push([sr.start.index + offset, sr.end.index + offset]);
+          if (sr.start.line !== sr.end.line) (literals ??= []).push(...literalText(s, offset));
         }
       }
     }
