@@ -1,13 +1,12 @@
-// S4: S3's eight rewrites in one `ast_edit` step over several copies of
-// effect@4.1.0's src/, beside `ast-grep scan` with the same eight rules (and `scan -U`). Peak
-// RSS is the point of S4: the whole change of a 10× tree must stay under 600 MiB.
+// S4: S3's eight rewrites in one `ast_edit` step over several copies of effect@4.1.0's src/,
+// beside `ast-grep scan` with the same eight rules (and `scan -U`) and napi's floor over the
+// copies' files holding one of S3's needles. Peak RSS is the point of S4: the whole change of a
+// 10× tree must stay under 600 MiB.
 import path from "node:path";
 import { readFileSync } from "node:fs";
-import { RUNS, alternate, astGrep, countFiles, log, removeWorkspace, row, summarize, tollgate, workspace } from "./harness.mjs";
-import { OPS as S3_OPS } from "../cases/s3-eight-ops.mjs";
-
-// The eight rewrites are S3's (bench/cases/s3-eight-ops.mjs): S4 is S3 on the 10× corpus.
-export const OPS = S3_OPS.map(([pat, out], i) => ({ id: `op-${i + 1}`, pat, out }));
+import { RUNS, astGrep, countFiles, log, removeWorkspace, row, sideBySide, summarize, tollgate, workspace } from "./harness.mjs";
+import { floorRun, needleFiles, oneSmallFile } from "./floor.mjs";
+import { NEEDLES, OPS, PATTERNS, RULES } from "../cases/s3-eight-ops.mjs";
 
 const yamlString = (s) => JSON.stringify(s);
 
@@ -19,11 +18,8 @@ steps:
       lang: ts
       path: src
       ops:
-${OPS.map((o) => `        - { pat: ${yamlString(o.pat)}, out: ${yamlString(o.out)} }`).join("\n")}
+${OPS.map(([pat, out]) => `        - { pat: ${yamlString(pat)}, out: ${yamlString(out)} }`).join("\n")}
 `;
-
-/** The same eight rewrites as ast-grep rules, one YAML document each. */
-export const RULES = OPS.map((o) => `id: ${o.id}\nlanguage: TypeScript\nseverity: hint\nrule:\n  pattern: ${yamlString(o.pat)}\nfix: ${yamlString(o.out)}\n`).join("---\n");
 
 const FILES = { "recipe.yaml": RECIPE, "rules.yml": RULES, "auto.yaml": "version: 1\ndefault: auto-apply\n" };
 const SCAN = ["scan", "--rule", "rules.yml", "src"];
@@ -35,43 +31,60 @@ function logRss(what, s, maxRssMiB) {
   log(`  ${what}: tollgate peak RSS ${mib.toFixed(0)} MiB (target < ${maxRssMiB} MiB: ${mib < maxRssMiB ? "met" : "MISSED"}); ast-grep ${s.peerPeakRssKiB === undefined ? "n/a" : (s.peerPeakRssKiB / 1024).toFixed(0)} MiB`);
 }
 
+function inFresh(make, fn) {
+  const w = make();
+  try {
+    return fn(w);
+  } finally {
+    removeWorkspace(w);
+  }
+}
+
 /**
  * Dry-run (and, with `apply`, apply on fresh copies) of the eight ops over `copies` copies of
- * the tree, beside `ast-grep scan` / `scan -U`. `maxRssMiB`: the memory target.
+ * the tree, beside `ast-grep scan` / `scan -U` and the floor. `maxOverhead`: the dry-run target
+ * (apply's overhead is printed without one); `maxRssMiB`: the memory target.
  */
-export function eightOpsCase({ tree, copies, label, maxRatio, maxRssMiB, apply, runs = RUNS }) {
+export function eightOpsCase({ tree, copies, label, maxOverhead, maxRssMiB, apply, runs = RUNS }) {
   const { n, bytes } = countFiles(tree);
   log(`  corpus: ${label} — ${n * copies} files, ${((bytes * copies) / 1e6).toFixed(1)} MB; eight rewrites in one ast_edit step`);
   const rows = [];
   const results = {};
   const ws = workspace({ src: tree }, FILES, copies);
+  const small = () => {
+    const w = workspace({}, FILES);
+    oneSmallFile(tree, "ts", NEEDLES, w);
+    return w;
+  };
+  const one = small();
+  const floor = floorRun("ts", needleFiles(path.join(ws, "src"), "ts", NEEDLES), PATTERNS);
   try {
-    const dry = () => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json"), "--patch", path.join(ws, "changes.patch")], ws);
-    const { a, b } = alternate(runs, `${label} dry-run`, () => ({ a: astGrep(SCAN, ws), b: dry() }));
+    const dry = (dir) => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(dir, "report.json"), "--patch", path.join(dir, "changes.patch")], dir);
+    const s0 = sideBySide(runs, `${label} dry-run`, { peer: () => astGrep(SCAN, ws), tollgate: () => dry(ws), floor: floor.run, one: () => dry(one) });
     const d = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8")).steps[0].details;
     results.dryRun = { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched };
     log(`  tollgate: ${d.totalReplacements} replacements in ${d.filesTouched} files (searched ${d.filesSearched})`);
-    const s = summarize(a, b);
+    const s = summarize(s0.a, s0.b, s0);
     results.dryRun.summary = s;
     logRss(`${label} dry-run`, s, maxRssMiB);
-    rows.push(row(`${label} dry-run (report + patch)`, s, { maxRatio, maxRssMiB }));
+    rows.push(row(`${label} dry-run (report + patch)`, s, { maxOverhead, maxRssMiB }));
+    if (apply) {
+      const runApply = (w) => tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w, "report.json")], w);
+      const a0 = sideBySide(runs, `${label} apply`, {
+        peer: () => inFresh(() => workspace({ src: tree }, FILES, copies), (w) => astGrep([...SCAN, "-U"], w)),
+        tollgate: () => inFresh(() => workspace({ src: tree }, FILES, copies), runApply),
+        floor: floor.run,
+        one: () => inFresh(small, runApply),
+      });
+      const a = summarize(a0.a, a0.b, a0);
+      results.apply = { summary: a };
+      logRss(`${label} apply`, a, maxRssMiB);
+      rows.push(row(`${label} apply (fresh copy)`, a, { maxRssMiB }));
+    }
   } finally {
+    floor.dispose();
     removeWorkspace(ws);
-  }
-  if (apply) {
-    const { a, b } = alternate(Math.max(1, Math.min(runs, copies > 1 ? 2 : runs)), `${label} apply`, () => {
-      const w1 = workspace({ src: tree }, FILES, copies);
-      const sg = astGrep([...SCAN, "-U"], w1);
-      removeWorkspace(w1);
-      const w2 = workspace({ src: tree }, FILES, copies);
-      const tg = tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w2, "report.json")], w2);
-      removeWorkspace(w2);
-      return { a: sg, b: tg };
-    });
-    const s = summarize(a, b);
-    results.apply = { summary: s };
-    logRss(`${label} apply`, s, maxRssMiB);
-    rows.push(row(`${label} apply (fresh copy)`, s, { maxRatio, maxRssMiB }));
+    removeWorkspace(one);
   }
   return { rows, results, notes: [] };
 }

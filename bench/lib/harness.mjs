@@ -10,7 +10,15 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CORPUS_DIR = path.join(ROOT, "bench", ".corpus");
-export const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+/** `--rounds N` (or `--rounds=N`) on the command line, else BENCH_RUNS, else 5: rounds per measurement. */
+function roundsOption(argv = process.argv.slice(2)) {
+  const i = argv.findIndex((a) => a === "--rounds" || a.startsWith("--rounds="));
+  const given = i === -1 ? process.env.BENCH_RUNS : argv[i].includes("=") ? argv[i].slice("--rounds=".length) : argv[i + 1];
+  const n = Number(given ?? 5);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds/BENCH_RUNS: a whole number of at least 1, not ${JSON.stringify(given)}`);
+  return n;
+}
+export const RUNS = roundsOption();
 export const TOLLGATE = path.join(ROOT, "bin", "tollgate.js");
 export const NODE = process.execPath;
 const TIME_BIN = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
@@ -149,6 +157,8 @@ export function measure(cmd, args, cwd, env = {}) {
   };
 }
 
+/** `node -e 0`: Node's own start-up, T_node of the overhead. */
+export const nodeStart = () => measure(NODE, ["-e", "0"], ROOT);
 /** `node bin/tollgate.js ...args` measured in `cwd`. */
 export const tollgate = (args, cwd, env) => measure(NODE, [TOLLGATE, ...args], cwd, env);
 /** The ast-grep binary measured in `cwd`. */
@@ -181,8 +191,45 @@ export function alternate(runs, what, pair, okStatus = [0]) {
   return { a, b };
 }
 
-/** Medians, wall and CPU ratios and peak RSS of paired samples: `a` the peer's, `b` tollgate's. */
-export function summarize(a, b) {
+/**
+ * The side-by-side measurement of a case with a floor: each round runs the peer, tollgate, the
+ * floor process, tollgate over one small file and `node -e 0`, one after another, so all five
+ * see the same minute of the machine. `run` holds thunks `{ peer, tollgate, floor, one }`, each
+ * returning a measure() sample (`peer`, `floor`, `one` may be omitted). Returns the samples for
+ * summarize(): `{ a, b, floor, one, node }`. `prepare(i)`, if given, runs untimed before a round.
+ */
+export function sideBySide(runs, what, run, { okStatus = [0], prepare } = {}) {
+  const out = { a: [], b: [], floor: [], one: [], node: [] };
+  const check = (sample, name) => {
+    if (!okStatus.includes(sample.status)) throw new Error(`${name} ${what} failed (exit ${sample.status}): ${sample.stderr}`);
+    return sample;
+  };
+  for (let i = 0; i < runs; i++) {
+    prepare?.(i);
+    if (run.peer) out.a.push(run.peer(i));
+    out.b.push(check(run.tollgate(i), "tollgate"));
+    if (run.floor) out.floor.push(check(run.floor(i), "the floor process"));
+    if (run.one) out.one.push(check(run.one(i), "tollgate over one file"));
+    if (run.floor) out.node.push(nodeStart());
+  }
+  return out;
+}
+
+/**
+ * overhead = (T_tollgate − T_one) ÷ (T_floor − T_node): what tollgate spends on the work itself
+ * against what napi's findInFiles spends on it, start-up taken out of both. Undefined when a
+ * term is missing or the floor's work is not measurable (not above Node's start-up).
+ */
+export function overheadOf(tollgateMs, oneMs, floorMs, nodeMs) {
+  if ([tollgateMs, oneMs, floorMs, nodeMs].some((x) => x === undefined)) return undefined;
+  return floorMs > nodeMs ? (tollgateMs - oneMs) / (floorMs - nodeMs) : undefined;
+}
+
+/**
+ * Medians, wall and CPU ratios and peak RSS of paired samples: `a` the peer's, `b` tollgate's;
+ * with `more` (sideBySide's floor, one and node samples) also their medians and the overhead.
+ */
+export function summarize(a, b, more = {}) {
   const ms = (xs) => xs.filter(Boolean).map((x) => x.ms);
   const cpu = (xs) => xs.filter(Boolean).map((x) => x.cpuMs);
   const s = {
@@ -196,6 +243,17 @@ export function summarize(a, b) {
   };
   s.ratio = s.peerMs ? s.tollgateMs / s.peerMs : undefined;
   s.cpuRatio = s.peerCpuMs ? s.tollgateCpuMs / s.peerCpuMs : undefined;
+  if (more.floor?.length) {
+    s.floorMs = median(ms(more.floor));
+    s.oneMs = median(ms(more.one ?? []));
+    s.nodeMs = median(ms(more.node ?? []));
+    s.floorCpuMs = median(cpu(more.floor));
+    s.floorRatio = s.peerMs ? s.floorMs / s.peerMs : undefined;
+    s.overhead = overheadOf(s.tollgateMs, s.oneMs, s.floorMs, s.nodeMs);
+    s.samples.floor = ms(more.floor);
+    s.samples.one = ms(more.one ?? []);
+    s.samples.node = ms(more.node ?? []);
+  }
   return s;
 }
 
@@ -204,16 +262,18 @@ export const fmtMs = (ms) => (ms === undefined ? "n/a" : `${(ms / 1000).toFixed(
 export const fmtMiB = (kib) => (kib === undefined ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);
 
 /**
- * One printed result row. `summary` from summarize(); `maxRatio` the wall-ratio target (omit for
- * an informational row); `maxRssMiB` tollgate's peak-RSS limit (null: none); `extra` a target of its own
- * (`{ text, pass }`, e.g. time growth at 10x) checked beside the ratio.
+ * One printed result row. `summary` from summarize(); `maxRatio` the wall-ratio target and
+ * `maxOverhead` the overhead target (omit both for an informational row); `maxRssMiB` tollgate's
+ * peak-RSS limit (null: none); `extra` a target of its own (`{ text, pass }`, e.g. time growth at
+ * 10x) checked beside them.
  */
-export function row(name, summary, { maxRatio, maxRssMiB = 300, extra } = {}) {
+export function row(name, summary, { maxRatio, maxOverhead, maxRssMiB = 300, extra } = {}) {
   const checks = [];
-  if (maxRatio !== undefined) checks.push({ text: `≤ ${maxRatio.toFixed(2)}`, pass: summary.ratio !== undefined && summary.ratio <= maxRatio });
+  if (maxRatio !== undefined) checks.push({ text: `ratio ≤ ${maxRatio.toFixed(2)}`, pass: summary.ratio !== undefined && summary.ratio <= maxRatio });
+  if (maxOverhead !== undefined) checks.push({ text: `overhead ≤ ${maxOverhead.toFixed(2)}`, pass: summary.overhead !== undefined && summary.overhead <= maxOverhead });
   if (maxRssMiB != null && summary.tollgatePeakRssKiB !== undefined) checks.push({ text: `RSS < ${maxRssMiB} MiB`, pass: summary.tollgatePeakRssKiB < maxRssMiB * 1024 });
   if (extra) checks.push(extra);
-  const informational = maxRatio === undefined && !extra;
+  const informational = maxRatio === undefined && maxOverhead === undefined && !extra;
   return {
     name,
     ...summary,
@@ -222,18 +282,26 @@ export function row(name, summary, { maxRatio, maxRssMiB = 300, extra } = {}) {
   };
 }
 
+/**
+ * The result table: per row the peer's and tollgate's median wall time, their wall and CPU
+ * ratios, where a floor was measured its time, tollgate over one file, `node -e 0` and the
+ * overhead, peak RSS, the target and PASS/FAIL ("not met" spelled out for a missed target).
+ */
 export function printTable(rows) {
-  const head = ["case", "measurement", "peer", "tollgate", "ratio", "CPU ratio", "peak RSS tollgate / peer", "target", "result"];
+  const head = ["case", "measurement", "peer", "tollgate", "ratio", "CPU ratio", "floor / one file / node", "overhead", "peak RSS tollgate / peer", "target", "result"];
+  const fixed = (x) => (x === undefined ? "n/a" : x.toFixed(2));
   const body = rows.map((r) => [
     r.case,
     r.name,
     fmtMs(r.peerMs),
     fmtMs(r.tollgateMs),
-    r.ratio === undefined ? "n/a" : r.ratio.toFixed(2),
-    r.cpuRatio === undefined ? "n/a" : r.cpuRatio.toFixed(2),
+    fixed(r.ratio),
+    fixed(r.cpuRatio),
+    r.floorMs === undefined ? "" : `${fmtMs(r.floorMs)} / ${fmtMs(r.oneMs)} / ${fmtMs(r.nodeMs)}`,
+    r.floorMs === undefined ? "" : fixed(r.overhead),
     `${fmtMiB(r.tollgatePeakRssKiB)} / ${fmtMiB(r.peerPeakRssKiB)}`,
     r.target,
-    r.pass === undefined ? "" : r.pass ? "PASS" : "FAIL",
+    r.unavailable ? "NOT AVAILABLE" : r.pass === undefined ? "" : r.pass ? "PASS" : "FAIL (target not met)",
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
