@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { asError, messageOf } from "../util/thrown.js";
+import { DEFAULT_TOOL_LOAD_TIMEOUT_MS } from "../recipe/load.js";
 import type { Tool } from "../session/types.js";
 import type { CustomToolAPI, CustomToolFactory } from "./types.js";
 
@@ -99,16 +100,17 @@ function isToolShape(value: unknown): value is Tool {
 
 /**
  * Loads one custom tool module (.ts/.mts/.js/.mjs, no build step) and calls its default-export
- * factory with `pi`. Throws ToolLoadError with the exact seed messages, prefixed by the path.
+ * factory with `pi`. Throws ToolLoadError with the loader's exact messages, prefixed by the path.
+ * The module's import and the factory each have `timeoutMs` to settle: a factory that never
+ * settles while a timer of its own keeps the process alive is a load error, not a run that never
+ * starts.
  */
-/** How long a custom tool module and its factory may take to load. */
-export const LOAD_TIMEOUT_MS = 60_000;
-
 export async function loadCustomToolModule(
   abs: string,
   pi: CustomToolAPI,
   existing: ReadonlySet<string>,
   display: string = abs,
+  timeoutMs: number = DEFAULT_TOOL_LOAD_TIMEOUT_MS,
 ): Promise<Tool[]> {
   const ext = path.extname(abs).toLowerCase();
   if (ext === ".md" || ext === ".json") throw new ToolLoadError(display, DECLARATIVE_REFUSED);
@@ -116,12 +118,10 @@ export async function loadCustomToolModule(
   if (!existsSync(abs)) throw new ToolLoadError(display, `Failed to load tool: file not found`);
   const st = statSync(abs);
   if (!st.isFile()) throw new ToolLoadError(display, `Failed to load tool: not a regular file (${kindOf(st)})`);
-  // Loading must end (SPEC 8): a module or factory that never settles is a load error, not a run
-  // that never starts.
   const settle = <T>(p: Promise<T>, what: string) =>
     bounded(p, {
-      timeoutMs: LOAD_TIMEOUT_MS,
-      timedOut: () => new Error(`${what} did not settle within ${LOAD_TIMEOUT_MS / 1000} s`),
+      timeoutMs,
+      timedOut: () => new Error(`${what} did not settle within ${timeoutMs} ms (recipe toolLoadTimeout)`),
       stuck: () => new Error(`${what} can never settle (its promise is pending and nothing is left that could settle it)`),
     });
   let factory: unknown;

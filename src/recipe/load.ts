@@ -24,6 +24,8 @@ export interface Recipe {
   resolve: "end" | "step";
   /** Milliseconds an action's apply may take (default 10 minutes). */
   applyTimeout: number;
+  /** Milliseconds a custom tool module and its factory may take to load (default 30 s). */
+  toolLoadTimeout: number;
   tools: string[]; // absolute module paths
   vars: Record<string, VarValue>;
   steps: RecipeStep[];
@@ -31,6 +33,7 @@ export interface Recipe {
 }
 
 export const DEFAULT_APPLY_TIMEOUT_MS = 10 * 60 * 1000;
+export const DEFAULT_TOOL_LOAD_TIMEOUT_MS = 30 * 1000;
 
 /** Reads and checks a recipe's own shape. Step tools and `with` are checked by `checkSteps`. */
 export async function readRecipe(file: string, displayName = file): Promise<{ recipe: Omit<Recipe, "steps">; raw: RecipeFile }> {
@@ -63,6 +66,7 @@ export function parseRecipe(file: string, text: string, displayName = file): { r
       ...(raw.description !== undefined ? { description: raw.description } : {}),
       resolve: raw.resolve ?? "end",
       applyTimeout: raw.applyTimeout ?? DEFAULT_APPLY_TIMEOUT_MS,
+      toolLoadTimeout: raw.toolLoadTimeout ?? DEFAULT_TOOL_LOAD_TIMEOUT_MS,
       // The same module named twice (./t.ts, t.ts) is loaded once: duplicates are dropped by resolved path.
       tools: [...new Set((raw.tools ?? []).map((t) => path.resolve(dir, t)))],
       vars: { ...(raw.vars ?? {}) },

@@ -31,6 +31,13 @@ export const RecipeSchema = Type.Object(
     applyTimeout: Type.Optional(
       Type.Integer({ minimum: 1, description: "Milliseconds an action's apply may take before it fails (default 600000: 10 minutes)" }),
     ),
+    toolLoadTimeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Milliseconds a custom tool module and its factory may take to load before the run refuses to start, naming the module (exit 2) (default 30000: 30 seconds)",
+      }),
+    ),
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Custom tool modules, relative to the recipe" })),
     vars: Type.Optional(
       Type.Record(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_-]*$" }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {

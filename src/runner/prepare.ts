@@ -110,7 +110,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
   });
   for (const modulePath of partial.tools) {
     try {
-      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), display(modulePath, base));
+      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), display(modulePath, base), partial.toolLoadTimeout);
       for (const tool of tools) session.register(tool);
     } catch (err) {
       if (err instanceof ToolLoadError) throw new InputError(err.message);
