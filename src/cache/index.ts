@@ -40,7 +40,7 @@ export class ResultCache {
     };
     return {
       get: (lang, bytes, text) => view.get(lang, { sha256: shaOf(bytes), text }),
-      put: (lang, bytes, text, answer) => view.put(lang, { sha256: shaOf(bytes), text }, answer),
+      put: (lang, bytes, text, { matches, issues, hadErrors }) => view.put(lang, { sha256: shaOf(bytes), text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),
     };
   }
 

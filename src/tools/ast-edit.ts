@@ -272,6 +272,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       let nextIndex = 0;
       const search = await runSearch({
         onUpdate,
+        cache: host.cache,
         toolName: "ast_edit",
         root: host.workspace.root,
         pats,

@@ -68,6 +68,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const captures = pats.map((p) => allCaptures(p));
       const search = await runSearch({
         onUpdate,
+        cache: host.cache,
         toolName: "ast_grep",
         root: host.workspace.root,
         pats,

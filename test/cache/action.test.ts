@@ -24,7 +24,7 @@ describe("the action's cache and changed-since inputs", () => {
     expect(steps.indexOf(save)).toBeGreaterThan(runIndex);
     expect(restore.if).toBe("inputs.cache == 'true'");
     expect(restore.with!.key).toMatch(/-\$\{\{ github\.sha \}\}$/);
-    expect(restore.with!.key.startsWith(restore.with!["restore-keys"]!)).toBe(true);
+    expect(restore.with!.key!.startsWith(restore.with!["restore-keys"]!)).toBe(true);
     expect(save.with!.key).toBe(restore.with!.key);
     expect(save.with!.path).toBe(restore.with!.path);
     expect(save.if).toContain("github.event_name == 'push'");

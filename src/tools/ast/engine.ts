@@ -367,11 +367,24 @@ export function badMatches(matches: readonly RawMatch[]): RawMatch[] {
 /** A WholeFind for the file at `abs` (whose text is `text`): native.ts's NativeFinder.find. */
 export type FileFind = (abs: string, lang: string, text: string, c: Combined) => Promise<SgNode[] | null>;
 
+/** What a file's FileResult is made from (a MatchResult, or the result cache's copy of one). */
+type Answer = Pick<MatchResult, "matches" | "issues" | "hadErrors">;
+
+/**
+ * Answers kept across runs (`--cache`, src/cache): a file's answer for this job by its language
+ * and content. A hit stands in for the parse; `put` keeps an answer just computed.
+ */
+export interface MatchCache {
+  get(lang: string, bytes: Buffer, text: string): Answer | undefined;
+  put(lang: string, bytes: Buffer, text: string, answer: Answer): void;
+}
+
 export class FileProcessor {
   readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
   constructor(
     readonly napi: Napi,
     readonly job: EngineJob,
+    readonly cache?: MatchCache | undefined,
   ) {}
 
   #filter(lang: string): ((bytes: Buffer) => boolean) | null {
@@ -382,15 +395,24 @@ export class FileProcessor {
   process(file: EngineFile): FileResult {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    return this.#result(file, read.bytes, read.text, matchText(this.napi, file.lang, read.text, this.job));
+    const hit = this.cache?.get(file.lang, read.bytes, read.text);
+    return this.#result(file, read.bytes, read.text, hit ?? this.#kept(file, read, matchText(this.napi, file.lang, read.text, this.job)));
   }
 
   /** process() with the parses on libuv's thread pool (matchTextAsync). */
   async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
+    const hit = this.cache?.get(file.lang, read.bytes, read.text);
+    if (hit) return this.#result(file, read.bytes, read.text, hit);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
-    return this.#result(file, read.bytes, read.text, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find));
+    return this.#result(file, read.bytes, read.text, this.#kept(file, read, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find)));
+  }
+
+  /** A computed answer, kept in the result cache (when there is one). */
+  #kept(file: EngineFile, read: { bytes: Buffer; text: string }, answer: MatchResult): MatchResult {
+    this.cache?.put(file.lang, read.bytes, read.text, answer);
+    return answer;
   }
 
   #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {
@@ -408,7 +430,7 @@ export class FileProcessor {
     return { bytes, text: decoder.decode(bytes) };
   }
 
-  #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: MatchResult): FileResult {
+  #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: Answer): FileResult {
     const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
     return { rel: file.rel, status: "matched", text, sha256: sha256(bytes), matches, ...(hadErrors ? { syntaxErrors: true as const } : {}), ...listed };

@@ -8,7 +8,7 @@
  */
 import os from "node:os";
 import { ToolError } from "../../errors.js";
-import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileFind, type FileResult } from "./engine.js";
+import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileFind, type FileResult, type MatchCache } from "./engine.js";
 import { loadNapi } from "./langs.js";
 import { NativeFinder } from "./native.js";
 import { turnDue } from "./reclaim.js";
@@ -23,6 +23,8 @@ export interface PoolOptions {
   native?: boolean | undefined;
   /** Called after every file: files done, total, matches found so far (for progress displays). */
   progress?: ((done: number, total: number, matches: number) => void) | undefined;
+  /** `--cache`: the result cache, which gives each job its view (undefined: the job is not cached). */
+  cache?: { engine(job: EngineJob): MatchCache | undefined } | undefined;
 }
 
 /**
@@ -125,7 +127,7 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
 export async function streamFiles(files: readonly EngineFile[], job: EngineJob, sink: ResultSink, options: PoolOptions = {}): Promise<void> {
   const threads = threadCount(files, options);
   const napi = await loadNapi();
-  const processor = new FileProcessor(napi, job);
+  const processor = new FileProcessor(napi, job, options.cache?.engine(job));
   let matches = 0;
   let done = 0;
   if (threads === 0) {

@@ -11,7 +11,7 @@ import type { EngineFile, EngineJob, FileResult, ParseIssue, SkipReason } from "
 import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
-import { streamFiles } from "./pool.js";
+import { streamFiles, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 
 export interface SearchInput {
@@ -38,6 +38,8 @@ export interface SearchInput {
    * in `files`, discovery order). `results` then stays empty: the caller keeps what it needs.
    */
   onResult?: ((result: FileResult, index: number, files: readonly EngineFile[]) => void) | undefined;
+  /** `--cache`: answers kept across runs (a hit does not parse). */
+  cache?: PoolOptions["cache"];
   /** Called once the files and languages are known, before the first result. */
   onStart?: ((s: Pick<SearchOutcome, "discovery" | "langOf" | "prefilter">) => void) | undefined;
 }
@@ -216,7 +218,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       if (sink) sink(r, index, files);
       else results[index] = r;
     },
-    { signal: input.signal, sizes, progress: progressReporter(input.onUpdate) },
+    { signal: input.signal, sizes, progress: progressReporter(input.onUpdate), cache: input.cache },
   );
   engineSkips.sort((a, b) => a.index - b.index);
   for (const { index: _index, ...s } of engineSkips) skipped.push(s);

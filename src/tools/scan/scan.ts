@@ -230,7 +230,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
     const results = await processFiles(
       candidates.map((f) => ({ rel: f.rel, abs: f.abs, lang })),
       job,
-      { signal: input.signal, sizes },
+      { signal: input.signal, sizes, cache: input.cache },
     );
     for (const res of results) {
       if (res.status === "skipped") {
