@@ -115,3 +115,17 @@ describe("re-indenting inside template literals", () => {
     expect(out["show.js"]).toBe(["const show = function (a) {", "  log(`first", "line ${a", "  \t\t.b} after", "last`)", "}", ""].join("\n"));
   });
 });
+
+describe("patterns whose own parse needs error recovery", () => {
+  // tree-sitter weighs a recovery by the bytes it skips: the pattern is matched as written, with
+  // its metavariables' own names, so it parses as the CLI parses it.
+  it.each([
+    ["if (!s) $B $$$A", "function f(s) {\n  if (!s) {\n    return 1;\n  } else {\n    return 2;\n  }\n}\n"],
+    ["class VE $B { $$$A }", "export default class VE extends Error {\n  readonly errors: string[]\n  readonly ajv: true\n}\n"],
+  ])("%s finds what the CLI finds", async (pat, code) => {
+    const dir = await testdir({ "a.ts": code });
+    const cli = await cliMatches(dir, "ts", pat);
+    expect(cli.length).toBe(1);
+    expect((await tollgateMatches(dir, "ts", pat)).found).toEqual(cli);
+  });
+});

@@ -8,7 +8,7 @@
  * `findAll` with that matcher.
  */
 import type { Napi } from "./langs.js";
-import { metaVarRefs, type PatternRequirement } from "./pattern.js";
+import type { PatternRequirement } from "./pattern.js";
 import type { RawMatch } from "./rewrite.js";
 import { Intervals } from "./intervals.js";
 
@@ -119,32 +119,6 @@ function allCaptureRanges(node: SgNode, op: EngineOp, offset: number, prefix = "
     .filter((c): c is [number, number] => c !== null);
 }
 
-/**
- * The pattern with its metavariables renamed `$PREFIXNAME` (`$$$A` → `$$$PREFIXA`), and the
- * renamed name of one single capture, or null when the op cannot be told by its captures: no
- * single capturing metavariable, a `$` glued to an identifier, or a comment (where `$A` is text).
- * A node matched by the renamed pattern carries that capture, and no other op's pattern can
- * bind it, so the op is read off the node without a marker capture (which costs napi a pattern
- * compile per op and per traversal, ~40 µs each).
- */
-export function renamedPattern(pat: string, prefix: string): { pat: string; id: string } | null {
-  if (/\/\/|\/\*|#/.test(pat)) return null;
-  const refs = metaVarRefs(pat);
-  let out = "";
-  let at = 0;
-  let id: string | undefined;
-  for (const ref of refs) {
-    const before = ref.start > 0 ? pat[ref.start - 1]! : "";
-    const after = pat[ref.end] ?? "";
-    if (/[A-Za-z0-9_$]/.test(before) || /[A-Za-z0-9_$]/.test(after)) return null;
-    if (!ref.multi && !ref.name.startsWith("_")) id ??= prefix + ref.name;
-    out += pat.slice(at, ref.start) + (ref.multi ? "$$$" : "$") + (ref.name.startsWith("_") ? ref.name : prefix + ref.name);
-    at = ref.end;
-  }
-  if (id === undefined) return null;
-  return { pat: out + pat.slice(at), id };
-}
-
 /** Merges the ops' utils into one map, or undefined when two define the same id differently. */
 function mergedUtils(configs: readonly RuleConfig[]): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
@@ -187,22 +161,17 @@ export function combine(ops: readonly EngineOp[], active: readonly number[], sel
   // Ops whose captures can be read off the combined match: plain rules (no constraints or
   // transform) are tried by `any` in order, so the first of them that matches owns the env.
   const plain = configs.map((c) => Object.keys(c).every((k) => k === "rule"));
-  // Which op a node found by the combined rule matched first: an op whose pattern has a single
-  // capture is renamed (renamedPattern) and told by that capture; any other op's branch also
-  // captures the node under a marker name. Either way the node's env says which op matched
-  // first without asking napi again (`matches` compiles its rule on every call, ~0.1 ms). A
-  // marker (`$X`) matches named nodes only: an op that is a bare token (`}`) gets a plain
-  // branch after the others. A rule object (ast_scan's) may match any node (a `regex` on a
-  // keyword): its marker is `$$X`, which matches unnamed nodes too.
+  // Which op a node found by the combined rule matched first: each op's branch also captures
+  // the node under a marker name, so the node's env says which op matched first without asking
+  // napi again (`matches` compiles its rule on every call, ~0.1 ms). A pattern is used as
+  // written: renaming its metavariables changes the lengths tree-sitter weighs when it recovers
+  // from an error in the pattern (`if (!s) $B $$$A` parses otherwise with longer names). The
+  // marker is `$$X`, which matches unnamed nodes too (a rule object's `regex` on a keyword); an
+  // op that is a bare token (`}`) gets a plain branch after the others.
   const token = active.map((i) => !ops[i]!.config && !/[A-Za-z0-9_$]/.test(ops[i]!.pat));
-  const renamed = active.map((i, k) => (ops[i]!.config || token[k] ? null : renamedPattern(ops[i]!.pat, `${MARK}${opLetters(k)}_`)));
-  const idOf = configs.map((_, k) => renamed[k]?.id ?? `${MARK}${opLetters(k)}`);
-  const prefixOf = configs.map((_, k) => (renamed[k] ? `${MARK}${opLetters(k)}_` : ""));
-  const branches = configs.map((c, k) => {
-    const r = renamed[k];
-    if (!r) return { all: [c.rule, { pattern: `${ops[active[k]!]!.config ? "$$" : "$"}${MARK}${opLetters(k)}` }] };
-    return { pattern: sel ? { context: r.pat, selector: sel } : r.pat };
-  });
+  const idOf = configs.map((_, k) => `${MARK}${opLetters(k)}`);
+  const prefixOf = configs.map(() => "");
+  const branches = configs.map((c, k) => ({ all: [c.rule, { pattern: `$$${idOf[k]}` }] }));
   const fallback = configs.filter((_, k) => token[k]).map((c) => c.rule);
   const rule = { rule: { any: [...branches, ...fallback, ...SYNTAX_ERRORS] }, ...(Object.keys(utils).length > 0 ? { utils } : {}) };
   return { ops, active, sel, configs, rule, plain, token, idOf, prefixOf };
