@@ -99,7 +99,7 @@ function checkInputs(inputs: readonly RepositoryReport[]): string[] {
     if (seen.has(key)) problems.push(`${file}: ${name} is also the repository of ${seen.get(key)}`);
     seen.set(key, file);
     if (report.run.recipe.sha256 !== first.report.run.recipe.sha256) problems.push(`${file}: made from a different recipe than ${first.file}`);
-    if ((report.run.policy?.sha256 ?? null) !== (first.report.run.policy?.sha256 ?? null)) problems.push(`${file}: made with a different policy than ${first.file}`);
+    if (report.run.policy.sha256 !== first.report.run.policy.sha256) problems.push(`${file}: made with a different policy than ${first.file}`);
   }
   if (problems.length > 0) throw new InputError(problems.join("\n"));
   return inputs.map(repositoryOf);
@@ -167,7 +167,7 @@ export function mergeByRepository(inputs: readonly RepositoryReport[], options: 
       files: null,
       shard: null,
       startedAt: starts.length > 0 ? new Date(Math.min(...starts)).toISOString() : first.run.startedAt,
-      durationMs: Math.max(...inputs.map((i) => i.report.run.durationMs ?? 0)),
+      durationMs: Math.max(...inputs.map((i) => i.report.run.durationMs)),
       interrupted,
       check,
     },

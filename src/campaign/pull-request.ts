@@ -136,7 +136,7 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
  */
 export function addPathsFor(applied: readonly string[], changes: readonly string[]): { addPaths: string[] } | { problem: string } {
   const literal = applied.map(literalPathspec);
-  if (literal.every((p) => p !== null)) return { addPaths: literal as string[] };
+  if (literal.every((p) => p !== null)) return { addPaths: literal };
   const mine = new Set(applied);
   const stray = changes.filter((c) => !mine.has(c));
   if (stray.length === 0) return { addPaths: [] };
@@ -211,9 +211,8 @@ export function cutMarkdown(text: string, max: number): string {
   }
   if (out === "" && text.length > 0) {
     // one line longer than the budget: cut it at a code point
-    out = [...text.slice(0, Math.max(0, max - closerRoom))].join("");
-    if (/[\uD800-\uDBFF]$/.test(out)) out = out.slice(0, -1);
-    return out;
+    out = text.slice(0, Math.max(0, max - closerRoom));
+    return /[\uD800-\uDBFF]$/.test(out) ? out.slice(0, -1) : out;
   }
   if (fence !== null) out += `${fence}\n`;
   for (; details > 0; details--) out += "</details>\n";

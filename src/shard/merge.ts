@@ -63,7 +63,7 @@ function mergeSteps(ordered: ShardReport[]): StepRecord[] {
 }
 
 /**
- * Combines shard reports (SPEC 7) into one: outcomes concatenated in shard order (then argument
+ * Combines shard reports (`--shard i/n`) into one: outcomes concatenated in shard order (then argument
  * order for reports without a shard), steps merged by id, summary and exit code recomputed.
  * Reports of different recipes or policies, or two reports of the same shard, are refused.
  */

@@ -145,7 +145,7 @@ export function campaignCommand(setExit: (code: number) => void): CommandModule 
           builder: (p) => prFlags(p) as never,
           handler: async (args) => setExit(await pullRequest(args as unknown as PrArgs)),
         })
-        .demandCommand(1, "Name a campaign subcommand: pr") as never,
+        .demandCommand(1, "Name a campaign subcommand: pr"),
     handler: () => {},
   };
 }

@@ -32,7 +32,7 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("by-repository", { type: "boolean", describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository" })
         .option("repositories", { type: "string", describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed" })
         .option("pull-requests", { type: "string", array: true, describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)" })
-        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
+        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }),
     handler: async (args) => {
       if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
         throw new InputError("--repositories and --pull-requests go with --by-repository");
