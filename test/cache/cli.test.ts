@@ -11,13 +11,17 @@ const RECIPE = `version: 1
 steps:
   - id: find
     tool: ast_grep
-    with: { pat: "Object.keys($A)", lang: ts }
+    with: { pat: ["Object.keys($A)"], lang: ts }
   - id: edit
     tool: ast_edit
     with:
       ops:
         - { pat: "$A === undefined", out: "$A == null" }
         - { pat: "new Error($M)", out: "new TypeError($M)" }
+      lang: ts
+  - id: edit-js
+    tool: ast_edit
+    with: { ops: [{ pat: "$A === null", out: "$A == null" }, { pat: "$A.length === 0", out: "!$A.length" }], lang: js }
   - id: scan
     tool: ast_scan
     with: { rules: [rules.yml] }
@@ -68,6 +72,7 @@ interface Run {
 async function check(dir: string, out: string, extra: string[], env: Record<string, string>, recipe = "recipe.yaml"): Promise<Run> {
   await mkdir(out, { recursive: true });
   const r = await tollgate(["run", recipe, "--check", "--report", path.join(out, "r.json"), "--patch", path.join(out, "p.patch"), "--sarif", path.join(out, "s.sarif"), ...extra], { cwd: dir, env });
+  if (!existsSync(path.join(out, "r.json"))) throw new Error(`no report (exit ${r.code}): ${r.stderr}`);
   const report = JSON.parse(await readFile(path.join(out, "r.json"), "utf8")) as {
     outcomes: Array<Record<string, unknown>>;
     steps: Array<{ id: string; status: string; resultText: string; details: unknown }>;
