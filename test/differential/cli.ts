@@ -152,9 +152,27 @@ export function rewriteFile(dir: string, file: string, cliLang: string, pattern:
   sg(["run", `--pattern=${pattern}`, `--rewrite=${out}`, "-l", cliLang, "-U", file], dir);
 }
 
-/** The CLI's parse of a pattern (`--debug-query=pattern`): its root kind and whether it has an ERROR node. */
-export function cliPatternTree(cliLang: string, pattern: string): { root: string; error: boolean } {
+/**
+ * The CLI's parse of a pattern (`--debug-query=pattern`): its root kind, and the text of each
+ * ERROR node (its leaves joined, metavariables as `$A`).
+ */
+export function cliPatternTree(cliLang: string, pattern: string): { root: string; errors: string[] } {
   const r = spawnSync(SG, ["run", `--pattern=${pattern}`, "-l", cliLang, "--debug-query=pattern", "/dev/null"], { encoding: "utf8" });
-  const text = `${r.stdout}\n${r.stderr}`;
-  return { root: /Debug Pattern:\n(\S+)/.exec(text)?.[1] ?? "", error: /^\s*ERROR\b/m.test(text) };
+  const lines = `${r.stderr}\n${r.stdout}`.split("\n");
+  const at = lines.indexOf("Debug Pattern:");
+  const tree = lines.slice(at + 1).filter((l) => l.trim() !== "");
+  const depth = (l: string) => l.length - l.trimStart().length;
+  const errors: string[] = [];
+  tree.forEach((l, i) => {
+    if (l.trim() !== "ERROR") return;
+    let text = "";
+    for (let j = i + 1; j < tree.length && depth(tree[j]!) > depth(l); j++) {
+      const [kind, ...rest] = tree[j]!.trim().split(" ");
+      const next = tree[j + 1];
+      const leaf = next === undefined || depth(next) <= depth(tree[j]!);
+      if (leaf) text += kind === "MetaVar" ? rest.join(" ") : rest.length > 0 ? rest.join(" ") : kind!;
+    }
+    errors.push(text.replace(/\s+/g, ""));
+  });
+  return { root: at === -1 ? "" : (tree[0]?.trim().split(" ")[0] ?? ""), errors };
 }

@@ -15,7 +15,7 @@ const env = (name: string, fallback: number) => {
   const v = process.env[name];
   return v === undefined || v === "" ? fallback : Number(v);
 };
-const patterns = env("TOLLGATE_DIFF_PATTERNS", 30);
+const patterns = env("TOLLGATE_DIFF_PATTERNS", 24);
 const BUDGET: Budget = {
   seed: env("TOLLGATE_DIFF_SEED", 20260),
   patterns,
