@@ -34,17 +34,18 @@ export async function writeOutputs(
   log: (line: string) => void = () => {},
   previews: readonly Preview[] = [],
 ): Promise<void> {
-  if (args.report) await writeFileAtomicStream(args.report, (write) => writeReportJson(report, write));
+  if (args.report) await writeFileAtomicStream(args.report, (write) => writeReportJson(report, write), "--report");
   if (args.patch) {
     const root = report.run.cwd;
     await writeFileAtomicStream(args.patch, (write) =>
       writeCombinedPatch(previews, (p) => readCurrent(path.join(root, p)), write, (s) =>
         log(`tollgate: --patch: ${s.id} left out for ${s.path}: it conflicts with an earlier preview of that file`),
       ),
+      "--patch",
     );
   }
   if (args.summary) {
-    await writeFileAtomicText(args.summary, renderSummary(report, args.report ? { reportPath: args.report } : {}));
+    await writeFileAtomicText(args.summary, renderSummary(report, args.report ? { reportPath: args.report } : {}), "--summary");
   }
   let sarif: { path: string; errorCount: number } | undefined;
   if (args.sarif) {
@@ -54,7 +55,7 @@ export async function writeOutputs(
     const rel = top ? path.relative(top, report.run.cwd).split(path.sep).join("/") : "";
     const built = buildSarif(report, { repoPrefix: rel.startsWith("..") ? "" : rel });
     if (built.truncated > 0) log(`tollgate: --sarif: ${built.truncated} result(s) left out to stay within GitHub code scanning's limits`);
-    await writeFileAtomicText(args.sarif, `${JSON.stringify(built.log, null, 2)}\n`);
+    await writeFileAtomicText(args.sarif, `${JSON.stringify(built.log, null, 2)}\n`, "--sarif");
     sarif = { path: args.sarif, errorCount: built.errorCount };
   }
   if (args.format === "json") {

@@ -1,82 +1,154 @@
-import { mkdir, open, rename, rm, type FileHandle } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { TollgateError } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 
 /**
- * Output files of the CLI (report, patch, summary, plan): atomic, parent directories created.
- * A path that cannot be written is one clear line naming it (exit 3: the run already happened),
- * not an "internal error" with a raw errno text.
+ * The one way the CLI writes its own output files (report, patch, summary, SARIF, plan, and
+ * what else a command writes for the user), wherever the user names them. A regular file is
+ * written atomically: the pieces go to a temp file in the same directory (parent directories
+ * created), which replaces the target only once complete, so a failure or an interrupt leaves
+ * the previous file, never half of a new one. A target that exists and is not a regular file
+ * or directory (`/dev/stdout`, a FIFO, `/dev/null`) is written into as it is, never replaced.
+ *
+ * Whatever stops the file being written (a full disk, no permission, a read-only filesystem, a
+ * parent that is a file) is one line naming the file and the reason, exit 3: a requested
+ * output that is missing is a failure, whatever the run itself came to.
  */
-export async function writeFileAtomicText(file: string, text: string): Promise<void> {
+export async function writeFileAtomicStream(
+  file: string,
+  produce: (write: (chunk: string) => Promise<void>) => Promise<void>,
+  label?: string,
+): Promise<void> {
   const abs = path.resolve(file);
-  try {
-    await mkdir(path.dirname(abs), { recursive: true });
-    await writeFileAtomic(abs, text, { encoding: "utf8" });
-  } catch (err) {
-    throw cannotWrite(file, err);
-  }
-}
-
-/** Why an output file could not be written, as one line (exit 3). */
-function cannotWrite(file: string, err: unknown): TollgateError {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "EEXIST" || e.code === "ENOTDIR"
-      ? "a parent path is a file"
-      : e.code === "EISDIR"
-        ? "it is a directory"
-        : e.code === "EACCES" || e.code === "EPERM"
-          ? "permission denied"
-          : (e.code ?? e.message);
-  return new TollgateError(`tollgate: cannot write ${file}: ${why}`, 3);
-}
-
-let streamCounter = 0;
-
-/**
- * An output file written piece by piece and still atomically: the pieces go to a temp file in
- * the same directory, which replaces the target only once complete (a failure or an interrupt
- * leaves the previous file, never half of a new one).
- */
-export async function writeFileAtomicStream(file: string, produce: (write: (chunk: string) => Promise<void>) => Promise<void>): Promise<void> {
-  const abs = path.resolve(file);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tollgate-${process.pid}-${++streamCounter}.tmp`);
+  const fail = (err: unknown) => cannotWrite(file, err, label);
+  const into = await existingSpecial(abs);
+  if (into) return writeInto(abs, produce, fail);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tollgate-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
   let handle: FileHandle | undefined;
   try {
-    await mkdir(path.dirname(abs), { recursive: true });
+    await mkdirs(path.dirname(abs));
     handle = await open(tmp, "wx", 0o666);
   } catch (err) {
-    throw cannotWrite(file, err);
+    throw fail(err);
   }
-  const h = handle;
   try {
-    // Small pieces are gathered so a report of many outcomes is not thousands of tiny writes.
-    let buffered: string[] = [];
-    let size = 0;
-    const flush = async () => {
-      if (size === 0) return;
-      const data = buffered.join("");
-      buffered = [];
-      size = 0;
-      await h.write(data);
-    };
-    await produce(async (chunk) => {
-      buffered.push(chunk);
-      size += chunk.length;
-      if (size >= 1 << 20) await flush();
-    });
-    await flush();
-    await h.close();
+    await pour(handle, produce, fail);
+    const h = handle;
     handle = undefined;
-    try {
-      await rename(tmp, abs);
-    } catch (err) {
-      throw cannotWrite(file, err);
-    }
+    await h.close().catch((err: unknown) => {
+      throw fail(err);
+    });
+    await rename(tmp, abs).catch((err: unknown) => {
+      throw fail(err);
+    });
   } catch (err) {
     await handle?.close().catch(() => {});
     await rm(tmp, { force: true }).catch(() => {});
     throw err;
   }
+}
+
+/** A whole text as an output file (see writeFileAtomicStream). */
+export async function writeFileAtomicText(file: string, text: string, label?: string): Promise<void> {
+  await writeFileAtomicStream(file, (write) => write(text), label);
+}
+
+/**
+ * Writes what `produce` makes to `handle`: small pieces gathered, so a report of many outcomes
+ * is not thousands of tiny writes. A write that fails is the file's failure (`fail`); what
+ * `produce` itself throws is passed on as it is.
+ */
+async function pour(handle: FileHandle, produce: (write: (chunk: string) => Promise<void>) => Promise<void>, fail: (err: unknown) => Error): Promise<void> {
+  let buffered: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (size === 0) return;
+    const data = Buffer.from(buffered.join(""), "utf8");
+    buffered = [];
+    size = 0;
+    try {
+      // A write can take fewer bytes than it was given (a device or filesystem filling up):
+      // the rest is written again, so a full disk fails the next write instead of being taken
+      // for the end of the file.
+      for (let off = 0; off < data.length; ) off += (await handle.write(data, off, data.length - off)).bytesWritten;
+    } catch (err) {
+      throw fail(err);
+    }
+  };
+  await produce(async (chunk) => {
+    buffered.push(chunk);
+    size += chunk.length;
+    if (size >= 1 << 20) await flush();
+  });
+  await flush();
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time, so the error is the one that level
+ * met (a read-only filesystem, no permission, a parent that is a file; a recursive mkdir reports
+ * some of these as ENOENT).
+ */
+async function mkdirs(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      await stat(d);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || path.dirname(d) === d) throw err;
+      missing.unshift(d);
+    }
+  }
+  for (const d of missing) {
+    await mkdir(d).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "EEXIST") throw err;
+    });
+  }
+}
+
+/** Whether `abs` exists as something to write into rather than replace (a device, a FIFO). */
+async function existingSpecial(abs: string): Promise<boolean> {
+  try {
+    const st = await stat(abs);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function writeInto(abs: string, produce: (write: (chunk: string) => Promise<void>) => Promise<void>, fail: (err: unknown) => Error): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(abs, "w");
+  } catch (err) {
+    throw fail(err);
+  }
+  try {
+    await pour(handle, produce, fail);
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a directory",
+  EEXIST: "a parent path is a file",
+  ENOTDIR: "a parent path is a file",
+  ENAMETOOLONG: "the name is too long",
+  EIO: "input/output error",
+  EFBIG: "the file is too large",
+};
+
+/** Why an output file could not be written, as one line (exit 3). */
+function cannotWrite(file: string, err: unknown, label: string | undefined): TollgateError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const why = (code && REASONS[code]) ?? code ?? messageOf(err);
+  return new TollgateError(`tollgate: cannot write ${label ? `${label} ` : ""}${file}: ${why}`, 3);
 }

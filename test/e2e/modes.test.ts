@@ -233,7 +233,7 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     for (const [flag, file, why] of [["--report", "taken/r.json", "a parent path is a file"], ["--patch", "src", "it is a directory"]] as const) {
       const r = await tollgate(["run", "recipe.yaml", flag, file], { cwd: dir });
       expect(r.code).toBe(3);
-      expect(r.stderr.split("\n").at(-1)).toBe(`tollgate: cannot write ${file}: ${why}`);
+      expect(r.stderr.split("\n").at(-1)).toBe(`tollgate: cannot write ${flag} ${file}: ${why}`);
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
   });

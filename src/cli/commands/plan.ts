@@ -40,7 +40,7 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
             { cwd: run.world.cwd, recipePath: input.recipePath, policyPath: input.policyPath, vars: input.vars ?? [], mode: input.mode, changedSince: input.scope?.changed },
             recorder.decided,
           );
-          if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write));
+          if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write), "--out");
           else process.stderr.write("tollgate: the plan was not saved; pass --out plan.json to apply it later\n");
           return plan;
         },
