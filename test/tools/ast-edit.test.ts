@@ -234,27 +234,28 @@ describe("ast_edit", () => {
     expect(read(dir, "a.ts")).toBe("const é = '😀😀'; Effect.andThen(a, f)\n");
   });
 
-  it("skips a match holding a syntax error (in a capture too), lists it under Parse issues, keeps the file's clean matches", async () => {
+  it("skips a match resting on a syntax error, lists it under Parse issues, keeps the file's clean matches", async () => {
     const dir = await testdir({
       "bad.ts": "foo(a @)\n",
       "good.ts": "foo(b)\n",
-      // error nodes in another statement do not block the rewrite
+      // error nodes in another statement, or inside brackets in a capture, do not block the rewrite
       "other.ts": "foo(c)\nconst = ;\n",
-      // an error node in a capture: recovery may have joined code there, so the match is not vouched for
-      "warn.ts": "foo(() => { const = ; })\nfoo(d)\n",
+      "warn.ts": "foo(() => { const = ; })\n",
+      // an error in a capture that no brackets there enclose: recovery may have joined code
+      "joined.ts": "foo(a + @)\nfoo(d)\n",
     });
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
     const skipped = (at: string) => `${at}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`;
-    expect(details.parseErrors).toEqual([skipped("bad.ts:1:1"), skipped("warn.ts:1:1")]);
-    expect(text).toContain(`\n\nParse issues:\n- ${skipped("bad.ts:1:1")}\n- ${skipped("warn.ts:1:1")}`);
-    expect(details.files).toEqual(["good.ts", "other.ts", "warn.ts"]);
-    expect(details.parseWarnings).toEqual(["other.ts: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten", "warn.ts: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten"]);
+    expect(details.parseErrors).toEqual([skipped("bad.ts:1:1"), skipped("joined.ts:1:1")]);
+    expect(text).toContain(`\n\nParse issues:\n- ${skipped("bad.ts:1:1")}\n- ${skipped("joined.ts:1:1")}`);
+    expect(details.files).toEqual(["good.ts", "joined.ts", "other.ts", "warn.ts"]);
     await t.actions[0]!.apply("r");
     expect(read(dir, "bad.ts")).toBe("foo(a @)\n");
     expect(read(dir, "good.ts")).toBe("bar(b)\n");
     expect(read(dir, "other.ts")).toBe("bar(c)\nconst = ;\n");
-    expect(read(dir, "warn.ts")).toBe("foo(() => { const = ; })\nbar(d)\n");
+    expect(read(dir, "warn.ts")).toBe("bar(() => { const = ; })\n");
+    expect(read(dir, "joined.ts")).toBe("foo(a + @)\nbar(d)\n");
   });
 
   it("lists a file with syntax errors and no match under Parse issues (files that cannot match are not parsed)", async () => {

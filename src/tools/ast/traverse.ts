@@ -52,6 +52,26 @@ export interface Walked {
   found: Found[];
   errors: Array<[number, number]>;
   missing: Missing[];
+  /** For ERROR nodes whose parent is a bracketed construct (`( … )`, `[ … ]`, `{ … }`): "start:end" → the parent's range. */
+  brackets?: Map<string, [number, number]>;
+}
+
+const PAIRS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+
+/**
+ * The range of an ERROR node's parent when that parent is closed by real brackets of one pair
+ * (its first and last children), else null: recovery then stayed inside those brackets.
+ */
+function bracketsOf(error: SgNode, offset: number): [number, number] | null {
+  const parent = error.parent();
+  if (!parent || parent.kind() === "ERROR") return null;
+  const kids = parent.children();
+  const first = kids[0];
+  const last = kids[kids.length - 1];
+  if (!first || !last || kids.length < 2) return null;
+  if (PAIRS[first.text()] === undefined || PAIRS[first.text()] !== last.text()) return null;
+  const r = parent.range();
+  return [r.start.index + offset, r.end.index + offset];
 }
 
 /** An invented token: its offset and the [start, end) of the node holding it. */
@@ -192,9 +212,9 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    const { errors, missing } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } } as never), offset);
-    flagErrors(found, errors, missing, ops, offset);
-    return { found, errors, missing };
+    const { errors, missing, brackets } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } } as never), offset);
+    flagErrors(found, errors, missing, brackets!, ops, offset);
+    return { found, errors, missing, brackets: brackets! };
   }
   let nodes: SgNode[];
   try {
@@ -208,10 +228,16 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
   return collect(nodes, c, offset, options);
 }
 
-/** A zero-width leaf: a token tree-sitter invented (MISSING). */
+/**
+ * Kinds of nodes that are empty in clean code (HTML's `<script src=…></script>` has an empty
+ * `raw_text`), not invented tokens.
+ */
+const EMPTY_KINDS = new Set(["raw_text"]);
+
+/** A zero-width leaf below the root: a token tree-sitter invented (MISSING). */
 function isMissing(node: SgNode): boolean {
   const r = node.range();
-  return r.start.index === r.end.index && node.isLeaf();
+  return r.start.index === r.end.index && node.isLeaf() && !EMPTY_KINDS.has(String(node.kind())) && node.parent() !== null;
 }
 
 function missingOf(node: SgNode, offset: number): Missing {
@@ -221,16 +247,19 @@ function missingOf(node: SgNode, offset: number): Missing {
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
-function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing"> {
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "brackets"> {
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
+  const brackets = new Map<string, [number, number]>();
   for (const n of nodes) {
     if (n.kind() === "ERROR") {
       const r = n.range();
       errors.push([r.start.index + offset, r.end.index + offset]);
+      const b = bracketsOf(n, offset);
+      if (b) brackets.set(`${r.start.index + offset}:${r.end.index + offset}`, b);
     } else if (isMissing(n)) missing.push(missingOf(n, offset));
   }
-  return { errors, missing };
+  return { errors, missing, brackets };
 }
 
 /** Kinds of a template's code parts (`${ … }`, Python's f-string `{ … }`): code, not literal text. */
@@ -288,6 +317,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   const found: Found[] = [];
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
+  const brackets = new Map<string, [number, number]>();
   const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -307,6 +337,8 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     if (node.kind() !== "ERROR") return false;
     const r = node.range();
     errors.push([r.start.index + offset, r.end.index + offset]);
+    const b = bracketsOf(node, offset);
+    if (b) brackets.set(`${r.start.index + offset}:${r.end.index + offset}`, b);
     return true;
   };
   /** Records the node if it is an invented token; says whether it is one (it matches no op). */
@@ -361,26 +393,32 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   for (const node of nodes) (asking ? visitAsking : visit)(node);
-  flagErrors(found, errors, missing, ops, offset);
-  return { found, errors, missing };
+  flagErrors(found, errors, missing, brackets, ops, offset);
+  return { found, errors, missing, brackets };
 }
 
 /**
  * Flags the matches that rest on a syntax error: tree-sitter wraps what it cannot parse in ERROR
  * nodes and invents zero-width MISSING tokens (an absent `)`) to carry on. A match holding an
- * ERROR node, even in a capture, is flagged: recovery may have joined statements there, and the
- * node need not be one of the file as written. A match inside an ERROR node is a subtree parsed
- * cleanly and is kept. A MISSING token inside a capture is kept too (the capture's text is
- * copied verbatim and a zero-width token changes no text); elsewhere in the match it is flagged.
+ * ERROR node is flagged unless the error sits in a capture within a bracketed construct that
+ * lies in that capture too (`foo(a @ b)` for `$V`): elsewhere recovery may have joined
+ * statements, and the node need not be one of the file as written. A match inside an ERROR node
+ * is a subtree parsed cleanly and is kept. A MISSING token inside a capture is kept too (the
+ * capture's text is copied verbatim and a zero-width token changes no text); elsewhere in the
+ * match it is flagged.
  */
-function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, missing: readonly Missing[], ops: readonly EngineOp[], offset: number): void {
+function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, missing: readonly Missing[], brackets: ReadonlyMap<string, [number, number]>, ops: readonly EngineOp[], offset: number): void {
   if (errors.length === 0 && missing.length === 0) return;
   const index = new Intervals(errors);
   const invented = new Intervals(missing.map(([at]): [number, number] => [at, at]));
   for (const { node, match, prefix } of found) {
+    let caps: Array<[number, number]> | undefined;
+    const captures = () => (caps ??= allCaptureRanges(node, ops[match.op]!, offset, prefix));
     let holds = false;
     for (const [es, ee] of index.inside(match.start, match.end)) {
       if (es === match.start && ee === match.end) continue;
+      const b = brackets.get(`${es}:${ee}`);
+      if (b && captures().some(([cs, ce]) => cs <= b[0] && b[1] <= ce)) continue;
       holds = true;
       break;
     }
@@ -391,9 +429,8 @@ function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, numb
     // Near an invented token, the node's own zero-width leaves tell (one at its end may be a
     // sibling's: `f(x)` with a MISSING `!` after it).
     if (invented.inside(match.start, match.end).next().done) continue;
-    const own = node.findAll({ rule: { regex: "^$" } } as never).filter((n) => n.isLeaf()).map((n) => n.range().start.index + offset);
+    const own = node.findAll({ rule: { regex: "^$" } } as never).filter(isMissing).map((n) => n.range().start.index + offset);
     if (own.length === 0) continue;
-    const captures = allCaptureRanges(node, ops[match.op]!, offset, prefix);
-    if (own.some((at) => !captures.some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
+    if (own.some((at) => !captures().some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
 }
