@@ -131,7 +131,8 @@ export function cliIndentAt(text: string, offset: number): number {
 /**
  * The CLI's `indent_lines` from indentation `from` to `to` (spaces). Lines starting with
  * `keep` (a marker for a line break inside a string literal) are left as they are, and a
- * blank line gets no indentation (the documented differences).
+ * blank line gets no indentation (the documented differences); the value's last line is
+ * indented even when empty, since the text after the value continues it.
  */
 function shiftLines(value: string, from: number, to: number, keep: string): string {
   if (from === to || !value.includes("\n")) return value;
@@ -143,7 +144,8 @@ function shiftLines(value: string, from: number, to: number, keep: string): stri
   const lead = " ".repeat(to - from);
   for (let i = 1; i < lines.length; i++) {
     const l = lines[i]!;
-    if (l === "" || l === "\r" || l.startsWith(keep)) continue;
+    // A blank line stays blank; the last line is not blank here, whatever follows it does.
+    if (((l === "" || l === "\r") && i < lines.length - 1) || l.startsWith(keep)) continue;
     lines[i] = lead + l;
   }
   return lines.join("\n");
