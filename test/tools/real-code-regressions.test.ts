@@ -129,3 +129,28 @@ describe("patterns whose own parse needs error recovery", () => {
     expect((await tollgateMatches(dir, "ts", pat)).found).toEqual(cli);
   });
 });
+
+describe("findings of the generative differential test", () => {
+  it("an HTML element with empty content is no syntax error", async () => {
+    const dir = await testdir({ "a.html": '<html>\n<head>\n  <script src="a.js"></script>\n</head>\n</html>\n' });
+    const cli = await cliMatches(dir, "html", "<script $A></script>");
+    expect(cli.length).toBe(1);
+    const { found, details } = await tollgateMatches(dir, "html", "<script $A></script>");
+    expect(found).toEqual(cli);
+    expect(details.parseErrors).toBeUndefined();
+  });
+
+  it("a hex colour's digits do not filter CSS files (the CLI's matcher does not compare them)", async () => {
+    const dir = await testdir({ "c.css": ".a {\n    color: #fff;\n}\n" });
+    const cli = await cliMatches(dir, "css", "$A: #eaeded;");
+    expect(cli.length).toBe(1);
+    expect((await tollgateMatches(dir, "css", "$A: #eaeded;")).found).toEqual(cli);
+  });
+
+  it("a capture ending in a line break: the template text after it keeps the template's indentation (Go)", async () => {
+    const files = { "a.go": "package p\n\nfunc f(xs []int) {\n\tfor _, x := range xs {\n\t\tuse(x)\n\t}\n}\n" };
+    const cli = await cliRewrite(files, "go", "for $C := range $A { $B }", "if true {\n    $B}");
+    expect(cli["a.go"]).toContain("    }");
+    expect(await tollgateRewrite(files, "go", "for $C := range $A { $B }", "if true {\n    $B}")).toEqual(cli);
+  });
+});

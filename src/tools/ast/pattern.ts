@@ -98,6 +98,12 @@ function tokens(pat: string, lang: LangInfo): Token[] {
       while (j < n && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
       // An identifier glued to `$` or a non-ASCII character is only partly known: keep the
       // ASCII part as a word but never as part of a run.
+      // CSS's matcher does not compare a hex colour's digits (`$A: #eaeded;` matches `color: #fff;`).
+      if (lang.id === "Css" && i > 0 && pat[i - 1] === "#") {
+        out.push({ kind: "break" });
+        i = j;
+        continue;
+      }
       const glued = (i > 0 && /[$\u0080-\uffff]/.test(pat[i - 1]!)) || (j < n && /[$\u0080-\uffff]/.test(pat[j]!));
       if (glued) out.push({ kind: "break" });
       out.push({ kind: "word", text: pat.slice(i, j), afterDigit: i > 0 && /[0-9]/.test(pat[i - 1]!) });
