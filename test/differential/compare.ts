@@ -138,7 +138,8 @@ export function nest(matches: readonly CliMatch[], used: ReadonlySet<string>): {
  * The CLI's rewrite applied inside-out: the deepest matches first (their replacements as the
  * CLI gives them), then, level by level, the CLI re-run on the text so far gives the
  * enclosing matches' replacements at their shifted ranges. Undefined when a level's match is
- * not found again.
+ * not found again with its captures at their shifted ranges (an inner rewrite changed how the
+ * CLI parses the enclosing match).
  */
 export function insideOut(text: string, levels: readonly Level[], rerun: (text: string) => CliMatch[]): string | undefined {
   const maxDepth = Math.max(...levels.map((l) => l.depth));
@@ -155,6 +156,11 @@ export function insideOut(text: string, levels: readonly Level[], rerun: (text: 
       const end = m.end + shift(m.end);
       const again = found ? found.find((f) => f.start === start && f.end === end) : m;
       if (!again || again.replacement === undefined || !again.replaced) return undefined;
+      // The CLI must see the enclosing match as before: each capture where the original's lies now.
+      for (const [name, [s, e]] of m.captures) {
+        const now = again.captures.get(name);
+        if (!now || now[0] !== s + shift(s) || now[1] !== e + shift(e)) return undefined;
+      }
       planned.push({ start: again.replaced[0], end: again.replaced[1], replacement: again.replacement, orig: m });
     }
     planned.sort((a, b) => b.start - a.start);

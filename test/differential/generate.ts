@@ -170,14 +170,25 @@ const WRAP: Record<string, (body: string, statement: boolean) => string> = {
 };
 
 /** A rewrite of a generated pattern, or undefined when the draw makes none. */
-export function makeRewrite(r: Rand, lang: string, g: Generated, kind: string): RewriteCase | undefined {
+/**
+ * The `$$$` lists that capture at least one node at every match of the pattern in its source
+ * (`root`): lifting one that can be empty would delete code and leave text that no longer parses.
+ */
+export function neverEmpty(g: Generated, root: SgRoot): Set<string> {
+  const lists = [...g.vars].filter(([, k]) => k.startsWith("list:")).map(([n]) => n);
+  const matches = root.root().findAll({ rule: { pattern: g.pattern } });
+  return new Set(lists.filter((n) => matches.every((m) => m.getMultipleMatches(n).length > 0)));
+}
+
+export function makeRewrite(r: Rand, lang: string, g: Generated, kind: string, nonEmpty: ReadonlySet<string>): RewriteCase | undefined {
   const names = [...g.vars.keys()];
   const isList = (n: string) => g.vars.get(n)!.startsWith("list:");
   const singleNames = names.filter((n) => !isList(n));
   const ref = (n: string) => (isList(n) ? `$$$${n}` : `$${n}`);
   // Lifting a list of nodes of different kinds (a block and its `except` clauses) out of
-  // their parent would make code that no longer parses: lifted are single nodes and uniform lists.
-  const liftable = names.filter((n) => !isList(n) || !g.vars.get(n)!.includes(","));
+  // their parent, or a list that can be empty, would make code that no longer parses: lifted
+  // are single nodes and uniform lists that are never empty.
+  const liftable = names.filter((n) => !isList(n) || (!g.vars.get(n)!.includes(",") && nonEmpty.has(n)));
   const sameKind = singleNames.flatMap((a) => singleNames.filter((b) => a < b && g.vars.get(a) === g.vars.get(b)).map((b) => [a, b] as const));
   const hows = [...(sameKind.length > 0 ? (["swap", "dup"] as const) : []), ...(liftable.length > 0 ? (["lift"] as const) : []), "wrap"] as const;
   // Swaps and duplicates are drawn first when the pattern has two metavariables of one kind.

@@ -12,7 +12,7 @@ import { makeHost } from "../tools/helpers.js";
 import { rewriteFile, runPattern, scanPatterns, type CliMatch } from "./cli.js";
 import { compareLines, compareMatches, insideOut, inUsedCapture, lineStarts, nest, rangeKey, stringLineStarts, Verdict, type TgMatch } from "./compare.js";
 import { usable, type CorpusLang } from "./corpus.js";
-import { candidates, makePattern, makeRewrite, pick, rng, shuffle, type Generated, type RewriteCase, type Source } from "./generate.js";
+import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type Generated, type RewriteCase, type Source } from "./generate.js";
 
 export interface Budget {
   seed: number;
@@ -32,6 +32,18 @@ export interface LanguageRun {
   matchesCli: number;
   matchesTollgate: number;
   verdict: Verdict;
+}
+
+/** Runs `f` with TOLLGATE_AST_THREADS set (the engine's switch for its thread pool). */
+async function withThreads<T>(threads: string, f: () => Promise<T>): Promise<T> {
+  const before = process.env.TOLLGATE_AST_THREADS;
+  process.env.TOLLGATE_AST_THREADS = threads;
+  try {
+    return await f();
+  } finally {
+    if (before === undefined) delete process.env.TOLLGATE_AST_THREADS;
+    else process.env.TOLLGATE_AST_THREADS = before;
+  }
 }
 
 const hash = (s: string) => [...s].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
@@ -88,13 +100,13 @@ function generate(r: () => number, sources: Source[], clean: Set<string>, count:
   return out;
 }
 
-function chooseRewrites(r: () => number, lang: string, patterns: Generated[], count: number, kinds: Map<Generated, string>): RewriteCase[] {
+function chooseRewrites(r: () => number, lang: string, patterns: Generated[], count: number, kinds: Map<Generated, string>, roots: Map<string, SgRoot>): RewriteCase[] {
   // Multi-line and `$$$` patterns first: their rewrites move and re-indent multi-line captures.
   const ranked = shuffle(r, patterns).sort((a, b) => Number(b.multiLine) + Number(b.multi) - (Number(a.multiLine) + Number(a.multi)));
   const out: RewriteCase[] = [];
   for (const g of ranked) {
     if (out.length >= count) break;
-    const c = makeRewrite(r, lang, g, kinds.get(g) ?? "");
+    const c = makeRewrite(r, lang, g, kinds.get(g) ?? "", neverEmpty(g, roots.get(g.file)!));
     if (c) out.push(c);
   }
   return out;
@@ -122,6 +134,9 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
   const texts = new Map(sources.map((s) => [s.file, s.text]));
   const grep = await makeHost(matchDir).call("ast_grep", { pat: patterns.map((g) => g.pattern), lang: l.lang, limit: 10_000_000 });
   const tgAll = grep.details.matches as Array<TgMatch & { pattern: string }>;
+  // The same call with the work forced into the pool's threads (whole files matched in napi's threads).
+  const pooled = await withThreads("2", () => makeHost(matchDir).call("ast_grep", { pat: patterns.map((g) => g.pattern), lang: l.lang, limit: 10_000_000 }));
+  const tgPooled = pooled.details.matches as Array<TgMatch & { pattern: string }>;
   const cliAll = scanPatterns(matchDir, l.cli, patterns.map((g) => g.pattern));
   run.matchesCli = cliAll.length;
   run.matchesTollgate = tgAll.length;
@@ -129,6 +144,8 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
     const cli = cliAll.filter((m) => m.ruleId === `p${i}`);
     const tg = tgAll.filter((m) => m.pattern === g.pattern);
     compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg, parseErrors: grep.details.parseErrors, how: "searched with the other patterns" }, v);
+    const inPool = tgPooled.filter((m) => m.pattern === g.pattern);
+    compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg: inPool, parseErrors: pooled.details.parseErrors, how: "searched with the other patterns in the pool's threads" }, v);
     // Alone, as a step with one pattern runs (prefilters and region parsing see only its tokens).
     const alone = await makeHost(matchDir).call("ast_grep", { pat: [g.pattern], lang: l.lang, limit: 10_000_000 });
     compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg: alone.details.matches, parseErrors: alone.details.parseErrors, how: "searched alone" }, v);
@@ -137,7 +154,7 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
     if (!tg.some((m) => m.path === g.file && rangeKey(m) === key)) v.fail(`${l.lang} ${g.file}: pattern ${JSON.stringify(g.pattern)} does not match its own source node (${key}) in tollgate`);
   }
 
-  run.rewrites = chooseRewrites(r, l.lang, patterns, budget.rewrites, kinds);
+  run.rewrites = chooseRewrites(r, l.lang, patterns, budget.rewrites, kinds, new Map(sources.map((s) => [s.file, s.root])));
   for (const [k, c] of run.rewrites.entries()) await compareRewrite(l, c, path.join(root, `rw${k}`), texts.get(c.file)!, parse, v);
   return run;
 }
@@ -207,7 +224,7 @@ async function compareRewrite(l: CorpusLang, c: RewriteCase, dir: string, source
       v.judge({ kind: "nested-rewrite", nestedInCapture: nested.levels.filter((x) => x.depth > 0).length }, head);
       return;
     }
-    v.fail(`${head()}: the rewritten file differs from the CLI's, also applied inside-out${emulated === undefined ? " (a level's match was not found again)" : ""}\n${excerpt(tgOut, emulated ?? cliOut)}`);
+    v.fail(`${head()}: the rewritten file differs from the CLI's, also applied inside-out${emulated === undefined ? " (not found again with its captures where they were: an inner rewrite changes how the CLI parses the enclosing match)" : ""}\n${excerpt(tgOut, emulated ?? cliOut)}`);
     return;
   }
   v.fail(`${head()}: the rewritten file differs from the CLI's\n${excerpt(tgOut, cliOut)}`);
