@@ -1,32 +1,14 @@
 import { InputError } from "../errors.js";
 import { summarize } from "../report/build.js";
+import type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord } from "../report/types.js";
 import { copyLazily } from "../shard/read.js";
+
+export type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 
 export interface RepositoryReport {
   file: string;
   report: Report;
-}
-
-/** One repository's row of a campaign: what its run did, and its pull request. */
-export interface CampaignEntry {
-  repository: string;
-  /** The report file, or null when the list names a repository no report is of. */
-  report: string | null;
-  exitCode: number;
-  failed: boolean;
-  /** Why it counts as failed (no report, the run's error or exit code), else null. */
-  why: string | null;
-  outcomes: Record<Outcome, number>;
-  pullRequest: string | null;
-}
-
-export interface CampaignInfo {
-  /** Failed repositories first, then the others; each group in list (else argument) order. */
-  repositories: CampaignEntry[];
-  failed: string[];
-  /** The repository-list input that re-runs only the failed ones (a JSON array), or null. */
-  rerun: string | null;
 }
 
 export interface CampaignOptions {

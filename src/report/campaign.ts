@@ -1,5 +1,25 @@
-import type { Outcome, Report } from "../report/types.js";
-import type { CampaignEntry, CampaignInfo } from "./merge.js";
+import type { Outcome, Report } from "./types.js";
+
+/** One repository's row of a campaign: what its run did, and its pull request. */
+export interface CampaignEntry {
+  repository: string;
+  /** The report file, or null when the list names a repository no report is of. */
+  report: string | null;
+  exitCode: number;
+  failed: boolean;
+  /** Why it counts as failed (no report, the run's error or exit code), else null. */
+  why: string | null;
+  outcomes: Record<Outcome, number>;
+  pullRequest: string | null;
+}
+
+export interface CampaignInfo {
+  /** Failed repositories first, then the others; each group in list (else argument) order. */
+  repositories: CampaignEntry[];
+  failed: string[];
+  /** The repository-list input that re-runs only the failed ones (a JSON array), or null. */
+  rerun: string | null;
+}
 
 const COLUMNS: readonly Outcome[] = ["applied", "pending-approval", "dry-run", "discarded", "failed", "stale", "blocked"];
 

@@ -1,4 +1,4 @@
-import { campaignOf, renderCampaignTable } from "../campaign/summary.js";
+import { campaignOf, renderCampaignTable } from "./campaign.js";
 import type { OutcomeRecord, Report } from "./types.js";
 import { OUTCOME_WORD, plannedDecisions } from "./words.js";
 
@@ -109,7 +109,10 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   let text = head.join("\n");
   const omitted = { "step result": 0, diff: 0 };
   const add = (block: string, kind: keyof typeof omitted) => {
-    if (Buffer.byteLength(text) + Buffer.byteLength(block) > maxBytes) return void omitted[kind]++;
+    if (Buffer.byteLength(text) + Buffer.byteLength(block) > maxBytes) {
+      omitted[kind]++;
+      return;
+    }
     text += block;
   };
   // The full result text of every step that has more than one line (a merged report's shards).
