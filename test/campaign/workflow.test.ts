@@ -171,7 +171,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     return { legs, pulls, merged, stepSummary, summaryLog: summary.log.join("\n"), artifacts };
   }
 
-  const branchHead = async (bare: string, branch: string) => String((await execa("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: bare, reject: false })).stdout).trim();
+  const branchHead = async (bare: string, branch: string) => (await execa("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: bare, reject: false })).stdout.trim();
 
   it("opens one pull request where something was applied, leaves a foreign branch alone, skips the rest, and reports every repository", async () => {
     const { root, remotes, foreign } = await setup();
@@ -186,7 +186,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     const body = first.pulls.get("acme/api")!.body as string;
     expect(body).toContain("### Awaiting approval: not in this pull request");
     expect(body).toContain("[the patch artifact](https://github.com/acme/campaign/actions/runs/1/artifacts/tollgate-patch-acme--api)");
-    const show = async (ref: string) => String((await execa("git", ["show", "--name-only", "--format=%B", ref], { cwd: remotes["acme/api"] })).stdout);
+    const show = async (ref: string) => (await execa("git", ["show", "--name-only", "--format=%B", ref], { cwd: remotes["acme/api"] })).stdout;
     const committed = await show("tollgate/effect-and-then");
     expect(committed).toContain("Tollgate-Campaign: tollgate/effect-and-then");
     expect(committed.trim().split("\n").at(-1)).toBe("src/a.ts");
@@ -207,6 +207,8 @@ describe("a campaign run end to end against local bare repositories", () => {
     expect(first.legs["acme/docs"]!.steps.pr!.outputs).toMatchObject({ decision: "skip", reason: "nothing was applied" });
     expect(await branchHead(remotes["acme/docs"]!, "tollgate/effect-and-then")).toBe("");
     expect(first.legs["acme/gone"]!.failed).toBe(true);
+    const goneRecord = JSON.parse(await readFile(path.join(first.artifacts, "tollgate-pr-acme--gone", "pull-request.json"), "utf8"));
+    expect(goneRecord).toEqual({ "acme/gone": "no pull request: the run left no report" });
     expect(first.pulls.size).toBe(1);
 
     // The campaign report: every repository's row, the failed one first, the input that re-runs it; exit 3
@@ -215,6 +217,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     const rows = first.stepSummary.split("\n").filter((l) => /^\| `acme\/[^/`]+` \|/.test(l));
     expect(rows.map((r) => r.split(" | ")[0])).toEqual(["| `acme/gone`", "| `acme/api`", "| `acme/web`", "| `acme/docs`"]);
     expect(rows[0]).toContain("**failed** (no report)");
+    expect(rows[0]).toContain("no pull request: the run left no report");
     expect(rows[1]).toContain("[#1](https://github.com/acme/api/pull/1)");
     expect(rows[2]).toContain("no pull request: branch tollgate/effect-and-then holds 1 commit the campaign did not make");
     expect(rows[3]).toContain("no pull request: nothing was applied");
@@ -230,7 +233,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     expect(again.pulls.get("acme/api")).toMatchObject({ operation: "updated" });
     const after = await branchHead(remotes["acme/api"]!, "tollgate/effect-and-then");
     expect(after).not.toBe(before);
-    expect(String((await execa("git", ["rev-list", "--count", "main..tollgate/effect-and-then"], { cwd: remotes["acme/api"] })).stdout).trim()).toBe("1");
+    expect((await execa("git", ["rev-list", "--count", "main..tollgate/effect-and-then"], { cwd: remotes["acme/api"] })).stdout.trim()).toBe("1");
     // exit 1 (an action still awaits approval) is an answer, not a failure: the merge step passes
     expect(again.merged.failed, again.summaryLog).toBe(false);
     expect(again.stepSummary).toContain("| `acme/api` | outstanding (exit 1) |");
