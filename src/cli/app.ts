@@ -1,3 +1,4 @@
+import type { Argv } from "yargs";
 import { InputError, TollgateError } from "../errors.js";
 import { asError, messageOf } from "../errors.js";
 
@@ -8,42 +9,75 @@ class UsageError extends TollgateError {
   }
 }
 
+type SetExit = (code: number) => void;
+/** Loads a command's module; the function it returns registers the command with yargs. */
+type CommandOf = (setExit: SetExit) => Promise<(cli: Argv) => Argv>;
+
+/**
+ * Every command's module, by the name it is invoked with, in the order `--help` lists them. A
+ * run names its command first (`tollgate run …`): then only that module loads; anything else
+ * (`tollgate --help`, an unknown or misspelt command) registers them all.
+ */
+const COMMANDS: Record<string, CommandOf> = {
+  run: async (set) => {
+    const { runCommand } = await import("./commands/run.js");
+    return (cli) => cli.command(runCommand(set));
+  },
+  validate: async (set) => {
+    const { validateCommand } = await import("./commands/validate.js");
+    return (cli) => cli.command(validateCommand(set));
+  },
+  tools: async (set) => {
+    const { toolsCommand } = await import("./commands/tools.js");
+    return (cli) => cli.command(toolsCommand(set));
+  },
+  schema: async (set) => {
+    const { schemaCommand } = await import("./commands/schema.js");
+    return (cli) => cli.command(schemaCommand(set));
+  },
+  recover: async (set) => {
+    const { recoverCommand } = await import("./commands/recover.js");
+    return (cli) => cli.command(recoverCommand(set));
+  },
+  test: async (set) => {
+    const { testCommand } = await import("./commands/test.js");
+    return (cli) => cli.command(testCommand(set));
+  },
+  plan: async (set) => {
+    const { planCommand } = await import("./commands/plan.js");
+    return (cli) => cli.command(planCommand(set));
+  },
+  apply: async (set) => {
+    const { applyCommand } = await import("./commands/apply.js");
+    return (cli) => cli.command(applyCommand(set));
+  },
+  "merge-reports": async (set) => {
+    const { mergeReportsCommand } = await import("./commands/merge-reports.js");
+    return (cli) => cli.command(mergeReportsCommand(set));
+  },
+  campaign: async (set) => {
+    const { campaignCommand } = await import("./commands/campaign.js");
+    return (cli) => cli.command(campaignCommand(set));
+  },
+};
+
 /** Parses argv, runs one command, returns the exit code. Errors are caught here, once. */
 export async function main(argv: string[]): Promise<number> {
   (await import("./argv.js")).setArgv(argv);
-  const [{ default: yargs }, { runCommand }, { validateCommand }, { toolsCommand }, { schemaCommand }, { recoverCommand }] = await Promise.all([
-    import("yargs"),
-    import("./commands/run.js"),
-    import("./commands/validate.js"),
-    import("./commands/tools.js"),
-    import("./commands/schema.js"),
-    import("./commands/recover.js"),
-  ]);
-  const { testCommand } = await import("./commands/test.js");
-  const { planCommand } = await import("./commands/plan.js");
-  const { applyCommand } = await import("./commands/apply.js");
-  const { mergeReportsCommand } = await import("./commands/merge-reports.js");
-  const { campaignCommand } = await import("./commands/campaign.js");
   let exitCode = 0;
   const setExit = (code: number) => {
     exitCode = code;
   };
+  const first = argv[0];
+  const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+  const [{ default: yargs }, ...commands] = await Promise.all([import("yargs"), ...names.map((name) => COMMANDS[name]!(setExit))]);
   try {
     const cli = yargs(argv);
     skipHelpCache(cli);
+    for (const register of commands) register(cli);
     await cli
       .scriptName("tollgate")
       .usage("$0 <command> [options]\n\nRun codemod recipes: preview every change, gate it by policy, apply, report.")
-      .command(runCommand(setExit))
-      .command(validateCommand(setExit))
-      .command(toolsCommand(setExit))
-      .command(schemaCommand(setExit))
-      .command(recoverCommand(setExit))
-      .command(testCommand(setExit))
-      .command(planCommand(setExit))
-      .command(applyCommand(setExit))
-      .command(mergeReportsCommand(setExit))
-      .command(campaignCommand(setExit))
       .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports, campaign")
       .strict()
       .recommendCommands()
