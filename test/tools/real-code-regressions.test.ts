@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { loadNapi } from "../../src/tools/ast/langs.js";
 import { astGrepCli } from "../helpers/ast-grep-cli.js";
 import { testdir } from "../helpers/testdir.js";
 import { makeHost, stagedText } from "./helpers.js";
@@ -152,5 +153,68 @@ describe("findings of the generative differential test", () => {
     const cli = await cliRewrite(files, "go", "for $C := range $A { $B }", "if true {\n    $B}");
     expect(cli["a.go"]).toContain("    }");
     expect(await tollgateRewrite(files, "go", "for $C := range $A { $B }", "if true {\n    $B}")).toEqual(cli);
+  });
+});
+
+describe("matches the whole parse joins across statements", () => {
+  // napi's error recovery reads `a +` and the next line's `return g(x) as any` as one
+  // expression: a node holding an error node, not a match of the file as written.
+  const files = { "a.ts": "function f() {\n  const h = a +\n  return g(x) as any\n}\nexport const k = v as any\n", "b.ts": "export const m = w as any\n" };
+
+  it("are skipped and listed, and do not fail the step as overlaps; the clean matches are rewritten as the CLI does", async () => {
+    const dir = await testdir(files);
+    const t = makeHost(dir);
+    const { details } = await t.call("ast_edit", { ops: [{ pat: "$A as any", out: "$A as unknown" }], lang: "ts" });
+    expect(details.parseErrors).toEqual(["a.ts:2:13: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)"]);
+    const cli = await cliRewrite(files, "ts", "$A as any", "$A as unknown");
+    const mine = await tollgateRewrite(files, "ts", "$A as any", "$A as unknown");
+    expect(mine["b.ts"]).toBe(cli["b.ts"]);
+    expect(mine["a.ts"]).toBe(files["a.ts"].replace("v as any", "v as unknown"));
+    // The CLI rewrites the joined expression too; tollgate leaves it as written.
+    expect(cli["a.ts"]).toContain("return g(x) as unknown");
+  });
+});
+
+describe("where napi's whole-file parse and the CLI's recover from errors differently", () => {
+  // A run of broken tokens (the remains of generic call signatures tree-sitter cannot parse)
+  // before a clean statement: napi's recovery, which weighs UTF-16 text, swallows the clean
+  // statement's comparison; the CLI's, which weighs UTF-8, keeps it.
+  const BROKEN = "{{[K>>]()}{[Cases]: Cases[RK]}[]{}>((()R2>))}dual(isEffect(args[0]){catchIf(((any)((e.reason._tag)))(any){(){}})}){}dual(E2>(failCause(causeMap(f)))){A2>()(undefined){}(1){}}(\"parallel\"){makeScope(scope)(\"Closed\"){}scopeAddFinalizerUnsafe(scopeClose(exit))}/** */\n(){suspend(()=> {(\"Closed\"){}scopeAddFinalizerUnsafe(finalizer)})}scopeAddFinalizer ()scopeAddFinalizerExit()= (): => {(\"Empty\"){{}}(\"Open\"){   if (state.finalizer !== undefined) {\n      state.finalizers = new Map([[state.finalizerKey!, state.finalizer]])\n state.finalizerKey = undefined\n      state.finalizer = undefined\n    }\n  }\n}\n";
+  const CLEAN = "\n/** @internal */\nexport const scopeRemoveFinalizerUnsafe = (\n  box: Box.Box,\n  key: {}\n): void => {\n  if (box.state._tag !== \"Open\") return\n  const state = box.state\n  if (state.firstKey === key) {\n    box.state = emptyBox\n  } else if (state.keys !== undefined) {\n    state.keys.delete(key)\n  }\n}\n";
+  const pat = "$A === $B";
+  const needle = "state.firstKey === key";
+
+  it("a match in a statement that parses cleanly alone is found, as the CLI finds it", async () => {
+    const napi = await loadNapi();
+    const text = BROKEN + CLEAN;
+    expect(napi.parse("TypeScript", text).root().findAll(pat).map((n) => n.text())).not.toContain(needle);
+    const dir = await testdir({ "a.ts": text });
+    const cli = await cliMatches(dir, "ts", pat);
+    expect(cli.map((m) => m.text)).toContain(needle);
+    const { found } = await tollgateMatches(dir, "ts", pat);
+    expect(found.filter((m) => m.text === needle)).toEqual(cli.filter((m) => m.text === needle));
+    // ast_edit rewrites it as ast-grep -U does.
+    const out = "Object.is($A, $B)";
+    const cliFiles = await cliRewrite({ "a.ts": text }, "ts", pat, out);
+    const mine = await tollgateRewrite({ "a.ts": text }, "ts", pat, out);
+    expect(cliFiles["a.ts"]).toContain("Object.is(state.firstKey, key)");
+    expect(mine["a.ts"]!.slice(mine["a.ts"]!.indexOf("/** @internal */"))).toBe(cliFiles["a.ts"]!.slice(cliFiles["a.ts"]!.indexOf("/** @internal */")));
+  });
+
+  it("a match lost where no statement parses cleanly is listed with its place, never missed silently", async () => {
+    const napi = await loadNapi();
+    const text = BROKEN + CLEAN.replace("    state.keys.delete(key)\n", "    state.keys.delete(key) @\n");
+    expect(napi.parse("TypeScript", text).root().findAll(pat).map((n) => n.text())).not.toContain(needle);
+    const dir = await testdir({ "a.ts": text });
+    const cli = (await cliMatches(dir, "ts", pat)).filter((m) => m.text === needle);
+    expect(cli.length).toBe(1);
+    const { found, details } = await tollgateMatches(dir, "ts", pat);
+    expect(found.map((m) => m.text)).not.toContain(needle);
+    const col = text.split("\n")[cli[0]!.line - 1]!.indexOf(needle) + 1;
+    const places = (details.parseErrors as string[])
+      .map((e) => /^a\.ts:(\d+):(\d+): parse error \(a syntax error holds the pattern's tokens here; a match may be missing\)$/.exec(e))
+      .filter((m) => m !== null)
+      .map((m) => [Number(m![1]), Number(m![2])]);
+    expect(places.some(([line, c]) => line === cli[0]!.line && c! >= col && c! < col + needle.length)).toBe(true);
   });
 });
