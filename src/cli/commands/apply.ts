@@ -4,7 +4,7 @@ import { InputError } from "../../errors.js";
 import { DECISIONS } from "../../policy/schema.js";
 import type { Report } from "../../report/types.js";
 import type { RunInput } from "../../runner/types.js";
-import { approveIds, cacheWorld, changedScope, executeWithOutputs, outputExcludes, type RunArgs } from "./run.js";
+import { approveIds, cacheWorld, changedScope, executeWithOutputs, outputExcludes, repositoryOf, type RunArgs } from "./run.js";
 import { relativeInside } from "../../util/inside.js";
 
 interface ApplyArgs extends RunArgs {
@@ -42,7 +42,8 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("changed-since", { type: "string", describe: "Only files changed since git merge-base REF HEAD (a plan made with --changed-since uses its recorded merge-base)" })
         .option("cache", { type: "boolean", describe: "Reuse what ast_grep, ast_edit and ast_scan found in unchanged files (result cache)" })
         .option("cache-location", { type: "string", describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)" })
-        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
+        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
+        .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" }) as never,
     handler: async (args) => {
       const [{ readPlan, checkPlanInputs, checkApplyPolicy, checkPlanSteps, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] =
         await Promise.all([import("../../plan/plan.js"), import("../../plan/gate.js"), import("../../workspace/workspace.js"), import("node:fs")]);
@@ -81,6 +82,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
       const input: RunInput = {
         recipePath,
         command: "apply",
+        ...repositoryOf(args.repository, process.env),
         ...(policy ? { policyPath: path.resolve(args.policy!), policy } : {}),
         dryRun: Boolean(args["dry-run"]),
         check: Boolean(args.check),
