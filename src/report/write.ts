@@ -25,7 +25,7 @@ export async function writeFileAtomicStream(
   const fail = (err: unknown) => cannotWrite(file, err, label);
   const into = await existingSpecial(abs);
   if (into) return writeInto(abs, produce, fail);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tollgate-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tollgate-${randomBytes(8).toString("hex")}.tmp`);
   let handle: FileHandle | undefined;
   try {
     await mkdirs(path.dirname(abs));
