@@ -101,7 +101,11 @@ export async function changedSince(root: string, ref: string, options: { exact?:
   if (topOut === null) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git work tree`);
   const top = topOut.trim();
   const base = await mergeBase(root, ref, options.exact === true);
-  const diff = await runGit(top, ["-c", "core.quotePath=false", "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=all", base, "--"], GIT_TIMEOUT);
+  const diff = await runGit(
+    top,
+    ["-c", "core.quotePath=false", "diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=all", base, "--"],
+    GIT_TIMEOUT,
+  );
   const untracked = await runGit(top, ["ls-files", "--others", "--exclude-standard", "-z"], GIT_TIMEOUT);
   if (diff === null || untracked === null) throw new ChangedSinceError(`--changed-since ${ref}: git could not list the changes since ${base}`);
   const paths: ChangedPath[] = [];

@@ -34,7 +34,9 @@ function outcomesOf(report) {
 
 /** Ten edits: five files gain an Effect.map call, five lose their first line (files in name order, deterministic). */
 function editTen(ws) {
-  const files = readdirSync(path.join(ws, "src"), { recursive: true }).filter((f) => f.endsWith(".ts")).sort();
+  const files = readdirSync(path.join(ws, "src"), { recursive: true })
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
   const step = Math.floor(files.length / 10);
   for (let i = 0; i < 10; i++) {
     const file = path.join(ws, "src", files[i * step]);
@@ -70,7 +72,13 @@ export async function run() {
       restore();
       const warm = dry(cached);
       if (warm.status !== 0 || outcomesOf(report) !== want) throw new Error(`${what}: the warm run's outcomes differ from a run without the cache`);
-      if (/result cache:/.test(warm.stderr)) notes.push(`${what}: ${warm.stderr.trim().split("\n").find((l) => l.includes("result cache:"))}`);
+      if (/result cache:/.test(warm.stderr))
+        notes.push(
+          `${what}: ${warm.stderr
+            .trim()
+            .split("\n")
+            .find((l) => l.includes("result cache:"))}`,
+        );
     };
     check("unchanged");
     const a = alternate(RUNS, "warm, unchanged", () => {

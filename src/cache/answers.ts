@@ -59,7 +59,8 @@ function isGood(g: unknown): boolean {
 }
 
 export const scanCodec: AnswerCodec<ScanAnswer> = {
-  is: (v): v is ScanAnswer => Array.isArray(v) && v.every((r) => isObj(r) && Array.isArray(r.good) && r.good.every(isGood) && Array.isArray(r.bad) && r.bad.every(isSpan)),
+  is: (v): v is ScanAnswer =>
+    Array.isArray(v) && v.every((r) => isObj(r) && Array.isArray(r.good) && r.good.every(isGood) && Array.isArray(r.bad) && r.bad.every(isSpan)),
   *ranges(v) {
     for (const r of v) {
       for (const g of r.good) {

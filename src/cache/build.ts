@@ -18,7 +18,13 @@ export function engineBuildId(dir: string): string {
   const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ name: string; parentPath: string; isFile(): boolean }>)
     .filter((d) => d.isFile() && CODE.test(d.name) && !d.name.endsWith(".d.ts"))
     .map((d) => path.join(d.parentPath, d.name))
-    .filter((f) => !path.relative(dir, f).split(path.sep).some((seg) => seg.startsWith(".")))
+    .filter(
+      (f) =>
+        !path
+          .relative(dir, f)
+          .split(path.sep)
+          .some((seg) => seg.startsWith(".")),
+    )
     .sort();
   const parts = files.map((f) => `${path.relative(dir, f)}\0${sha256Hex(readFileSync(f))}`);
   return sha256Hex(parts.join("\n"));

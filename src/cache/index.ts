@@ -5,6 +5,7 @@
  */
 import { sha256Hex } from "./digest.js";
 import { engineCodec, scanCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
+import type { ScanRule } from "../tools/scan/types.js";
 import type { JobView, ResultStore } from "./store.js";
 
 export type { EngineAnswer, ScanAnswer } from "./answers.js";
@@ -40,7 +41,8 @@ export class ResultCache {
     };
     return {
       get: (lang, bytes, text) => view.get(lang, { sha256: shaOf(bytes), text }),
-      put: (lang, bytes, text, { matches, issues, hadErrors }) => view.put(lang, { sha256: shaOf(bytes), text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),
+      put: (lang, bytes, text, { matches, issues, hadErrors }) =>
+        view.put(lang, { sha256: shaOf(bytes), text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),
     };
   }
 
@@ -49,7 +51,7 @@ export class ResultCache {
    * to a file (which depends on its path through `files`/`ignores`), whole but for where they were
    * read from.
    */
-  scan<R extends { origin?: unknown }>(rules: readonly R[]): ScanFileCache | undefined {
+  scan(rules: readonly ScanRule[]): ScanFileCache | undefined {
     const view: JobView<ScanAnswer> | undefined = this.store.view(
       "scan",
       rules.map(({ origin: _origin, ...rule }) => rule),

@@ -52,7 +52,7 @@ export function defaultLocation(root: string, env: OpenOptions["env"]): string {
 export function cacheKey(env: OpenOptions["env"]): Buffer {
   const given = env[CACHE_KEY_ENV];
   if (given !== undefined && given !== "") return Buffer.from(given, "utf8");
-  const dir = path.dirname(recordDir(env as NodeJS.ProcessEnv));
+  const dir = path.dirname(recordDir(env));
   const file = path.join(dir, KEY_FILE);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -89,7 +89,7 @@ export function buildOf(codeDir: string, env: OpenOptions["env"]): string {
 }
 
 /** The run's cache, or undefined (with a warning) when it cannot be used at all: the run then goes on without it. */
-export async function openResultCache(options: OpenOptions): Promise<ResultCache | undefined> {
+export function openResultCache(options: OpenOptions): ResultCache | undefined {
   let key: Buffer;
   try {
     key = cacheKey(options.env);

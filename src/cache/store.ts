@@ -105,43 +105,52 @@ export class ResultStore {
     return createHmac("sha256", this.#key).update(`tollgate-cache\0${e.v}\0${e.id}\0${e.build}\0${e.ranges}\0${valueText}`).digest("hex");
   }
 
-  #unusable(file: string, why: string): undefined {
+  #unusable(file: string, why: string): void {
     this.stats.unusable++;
-    this.stats.misses++;
     if (!this.#warned) {
       this.#warned = true;
       this.#warn(`result cache: ${file}: ${why}; ignored (the file was searched afresh). Further unusable entries in this run are not reported.`);
     }
-    return undefined;
   }
 
   #get<T>(id: string, text: string, codec: AnswerCodec<T>): T | undefined {
     const file = path.join(this.dir, `${id}.entry`);
+    const got = this.#load(file, id, text, codec);
+    if ("value" in got) {
+      this.stats.hits++;
+      this.#hits.add(file);
+      return got.value;
+    }
+    this.stats.misses++;
+    if (got.why !== undefined) this.#unusable(file, got.why);
+    return undefined;
+  }
+
+  /** The entry's answer, or why it is unusable (nothing: there is no entry, a plain miss). */
+  #load<T>(file: string, id: string, text: string, codec: AnswerCodec<T>): { value: T } | { why?: string } {
     let raw: Buffer;
     try {
       raw = this.#readBounded(file);
     } catch (err) {
-      if (err instanceof OversizedError) return this.#unusable(file, `larger than ${this.#maxEntryBytes} bytes`);
-      this.stats.misses++;
-      return undefined; // absent (or pruned by a concurrent run): a plain miss
+      // Absent (or pruned by a concurrent run): a plain miss.
+      return err instanceof OversizedError ? { why: `larger than ${this.#maxEntryBytes} bytes` } : {};
     }
     let entry: Partial<Entry>;
     try {
       entry = JSON.parse(raw.toString("utf8")) as Partial<Entry>;
     } catch {
-      return this.#unusable(file, "not a whole entry (truncated or corrupt)");
+      return { why: "not a whole entry (truncated or corrupt)" };
     }
-    if (typeof entry !== "object" || entry === null || typeof entry.mac !== "string" || typeof entry.ranges !== "string") return this.#unusable(file, "not an entry");
-    if (entry.v !== FORMAT || entry.build !== this.#build) return this.#unusable(file, "made by another version of tollgate or its engine");
-    if (entry.id !== id) return this.#unusable(file, "recorded for another file or step");
+    if (typeof entry !== "object" || entry === null || typeof entry.mac !== "string" || typeof entry.ranges !== "string") return { why: "not an entry" };
+    if (entry.v !== FORMAT || entry.build !== this.#build) return { why: "made by another version of tollgate or its engine" };
+    if (entry.id !== id) return { why: "recorded for another file or step" };
     const expected = this.#mac(entry as Entry, JSON.stringify(entry.value));
     const given = Buffer.from(entry.mac, "hex");
-    if (given.length !== 32 || !timingSafeEqual(given, Buffer.from(expected, "hex"))) return this.#unusable(file, "its MAC does not verify (forged, or made under another cache key)");
-    if (!codec.is(entry.value)) return this.#unusable(file, "not an answer of this kind");
-    if (rangesDigest(text, codec.ranges(entry.value)) !== entry.ranges) return this.#unusable(file, "its recorded text does not match the file");
-    this.stats.hits++;
-    this.#hits.add(file);
-    return entry.value;
+    if (given.length !== 32 || !timingSafeEqual(given, Buffer.from(expected, "hex")))
+      return { why: "its MAC does not verify (forged, or made under another cache key)" };
+    if (!codec.is(entry.value)) return { why: "not an answer of this kind" };
+    if (rangesDigest(text, codec.ranges(entry.value)) !== entry.ranges) return { why: "its recorded text does not match the file" };
+    return { value: entry.value };
   }
 
   #readBounded(file: string): Buffer {

@@ -8,7 +8,8 @@ import { parse } from "yaml";
 import { REPO_ROOT, gitdir } from "../helpers/testdir.js";
 
 type Step = { id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, string>; if?: string };
-const load = async (file: string) => parse(await readFile(path.join(REPO_ROOT, file), "utf8")) as { inputs: Record<string, { description: string; default?: string }>; runs: { steps: Step[] } };
+const load = async (file: string) =>
+  parse(await readFile(path.join(REPO_ROOT, file), "utf8")) as { inputs: Record<string, { description: string; default?: string }>; runs: { steps: Step[] } };
 
 describe("the action's cache and changed-since inputs", () => {
   it("restores the cache everywhere, saves it only on pushes to the default branch, under one key per commit", async () => {
@@ -44,7 +45,7 @@ describe("the action's cache and changed-since inputs", () => {
     expect(step.with!["cache-key"]).toBe("${{ secrets.TOLLGATE_CACHE_KEY }}");
     expect(step.with!["changed-since"]).toContain("'HEAD^1'");
     expect(wf.jobs.scan!.steps[0]!.with!["fetch-depth"]).toBe(2);
-    expect(await (await createLinter())(text, file)).toEqual([]);
+    expect((await createLinter())(text, file)).toEqual([]);
   });
 
   it("the run script passes --changed-since and --cache with the secret key, and warns without a key", async () => {
@@ -53,7 +54,8 @@ describe("the action's cache and changed-since inputs", () => {
     const dir = await gitdir({
       "a.ts": "const a = Array.isArray(x);\n",
       "b.ts": "export const b = 1;\n",
-      "rules.yml": "id: arr\nlanguage: TypeScript\nseverity: warning\nrule: { pattern: 'Array.isArray($A)', inside: { kind: lexical_declaration, stopBy: end } }\n",
+      "rules.yml":
+        "id: arr\nlanguage: TypeScript\nseverity: warning\nrule: { pattern: 'Array.isArray($A)', inside: { kind: lexical_declaration, stopBy: end } }\n",
       "recipe.yaml": "version: 1\nsteps:\n  - tool: ast_scan\n    with: { rules: [rules.yml] }\n",
       "tmp/.keep": "",
     });
@@ -87,7 +89,9 @@ describe("the action's cache and changed-since inputs", () => {
       });
     const first = await run({}, "out1.txt");
     expect(first.exitCode).toBe(0);
-    const findings = (JSON.parse(await readFile(path.join(dir, "tmp/tollgate-report.json"), "utf8")) as { steps: Array<{ details: { findings: Array<{ path: string }> } }> }).steps[0]!.details.findings;
+    const findings = (
+      JSON.parse(await readFile(path.join(dir, "tmp/tollgate-report.json"), "utf8")) as { steps: Array<{ details: { findings: Array<{ path: string }> } }> }
+    ).steps[0]!.details.findings;
     expect(findings.map((f) => f.path)).toEqual(["b.ts"]);
     expect(readdirSync(path.join(dir, "tmp/cache/tollgate-results")).length).toBeGreaterThan(0);
     expect(first.stdout + first.stderr).not.toContain("cache-key");

@@ -71,7 +71,10 @@ interface Run {
 /** A check run's observable answer: outcomes, step results, patch, SARIF results and exit code. */
 async function check(dir: string, out: string, extra: string[], env: Record<string, string>, recipe = "recipe.yaml"): Promise<Run> {
   await mkdir(out, { recursive: true });
-  const r = await tollgate(["run", recipe, "--check", "--report", path.join(out, "r.json"), "--patch", path.join(out, "p.patch"), "--sarif", path.join(out, "s.sarif"), ...extra], { cwd: dir, env });
+  const r = await tollgate(
+    ["run", recipe, "--check", "--report", path.join(out, "r.json"), "--patch", path.join(out, "p.patch"), "--sarif", path.join(out, "s.sarif"), ...extra],
+    { cwd: dir, env },
+  );
   if (!existsSync(path.join(out, "r.json"))) throw new Error(`no report (exit ${r.code}): ${r.stderr}`);
   const report = JSON.parse(await readFile(path.join(out, "r.json"), "utf8")) as {
     outcomes: Array<Record<string, unknown>>;
@@ -80,7 +83,15 @@ async function check(dir: string, out: string, extra: string[], env: Record<stri
   return {
     code: r.code ?? -1,
     stderr: r.stderr,
-    outcomes: report.outcomes.map((o) => ({ id: o.id, label: o.label, fingerprint: o.fingerprint, decision: o.decision, outcome: o.outcome, files: o.files, diff: o.diff })),
+    outcomes: report.outcomes.map((o) => ({
+      id: o.id,
+      label: o.label,
+      fingerprint: o.fingerprint,
+      decision: o.decision,
+      outcome: o.outcome,
+      files: o.files,
+      diff: o.diff,
+    })),
     steps: report.steps.map((s) => ({ id: s.id, status: s.status, resultText: s.resultText, details: s.details })),
     patch: existsSync(path.join(out, "p.patch")) ? await readFile(path.join(out, "p.patch"), "utf8") : "",
     sarif: (JSON.parse(await readFile(path.join(out, "s.sarif"), "utf8")) as { runs: Array<{ results: unknown }> }).runs.map((run) => run.results),
@@ -95,9 +106,9 @@ const same = (warm: Run, cold: Run, what: string) => {
   expect(warm.sarif, what).toEqual(cold.sarif);
 };
 
-/** A seeded generator (mulberry32): the same edits on every run of the test. */
-function random(seed: number): () => number {
-  let a = seed;
+/** A deterministic generator (mulberry32) from a fixed start: the same edits on every run of the test. */
+function random(start: number): () => number {
+  let a = start;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
@@ -106,7 +117,15 @@ function random(seed: number): () => number {
   };
 }
 
-const SNIPPETS = ["if (x === undefined) throw new Error(\"gone\")", "const k = Object.keys(o)", "Array.isArray(v)", "typeof q === \"string\"", "function f() { throw new Error(1) }", "let broken = (", "}"];
+const SNIPPETS = [
+  'if (x === undefined) throw new Error("gone")',
+  "const k = Object.keys(o)",
+  "Array.isArray(v)",
+  'typeof q === "string"',
+  "function f() { throw new Error(1) }",
+  "let broken = (",
+  "}",
+];
 
 /** One random edit of a file: a line gained (often a match, sometimes a syntax error), lost or duplicated. */
 function editFile(file: string, rnd: () => number): void {
@@ -156,7 +175,8 @@ describe("result cache (CLI)", () => {
 
   it("changing one op's `out` leaves no stale answer (its captures are part of the key)", async () => {
     const dir = await testdir({ "a.ts": "foo(1, 2);\nfoo(x, y);\n" });
-    const recipe = (out: string) => `version: 1\nsteps:\n  - id: e\n    tool: ast_edit\n    with: { ops: [{ pat: "foo($A, $B)", out: ${JSON.stringify(out)} }] }\n`;
+    const recipe = (out: string) =>
+      `version: 1\nsteps:\n  - id: e\n    tool: ast_edit\n    with: { ops: [{ pat: "foo($A, $B)", out: ${JSON.stringify(out)} }] }\n`;
     const state = await testdir();
     const cache = ["--cache", "--cache-location", path.join(state, "cache")];
     const env = { XDG_STATE_HOME: state };
@@ -184,7 +204,11 @@ describe("result cache (CLI)", () => {
       // "nothing" in place of the file's matches (the MAC no longer verifies).
       nothing: (e) => JSON.stringify({ ...e, value: Array.isArray(e.value) ? e.value.map(() => ({ good: [], bad: [] })) : { ...e.value, matches: [] } }),
       // A range moved by one character: an edit there would be wrong.
-      range: (e) => JSON.stringify({ ...e, value: Array.isArray(e.value) ? e.value.map((r) => ({ ...r, good: shift(r.good) })) : { ...e.value, matches: shift(e.value.matches) } }),
+      range: (e) =>
+        JSON.stringify({
+          ...e,
+          value: Array.isArray(e.value) ? e.value.map((r) => ({ ...r, good: shift(r.good) })) : { ...e.value, matches: shift(e.value.matches) },
+        }),
       truncated: (_e, raw) => raw.slice(0, raw.length - 9),
     };
     for (const [name, forge] of Object.entries(forgeries)) {

@@ -170,12 +170,12 @@ describe("result store", () => {
     const loc = await testdir();
     mkdirSync(loc, { recursive: true });
     const cache = new ResultCache(storeAt(loc).store);
-    const rule = { id: "r", lang: "TypeScript", rule: { pattern: "foo($A)" }, severity: "error", message: "m" };
+    const rule = { id: "r", lang: "TypeScript", rule: { pattern: "foo($A)" }, severity: "error" as const, message: "m" };
     const answer = [{ good: [{ start: 10, end: 19, message: "m" }], bad: [] }];
     cache.scan([{ ...rule, origin: { file: "a.yml", line: 1, col: 1 } }])!.put("TypeScript", content(TEXT), answer);
     await cache.close();
     const again = new ResultCache(storeAt(loc).store);
     expect(again.scan([{ ...rule, origin: { file: "b.yml", line: 9, col: 1 } }])!.get("TypeScript", content(TEXT))).toEqual(answer);
-    expect(again.scan([{ ...rule, message: "other", origin: {} }])!.get("TypeScript", content(TEXT))).toBeUndefined();
+    expect(again.scan([{ ...rule, message: "other", origin: { file: "a.yml", line: 1, col: 1 } }])!.get("TypeScript", content(TEXT))).toBeUndefined();
   });
 });

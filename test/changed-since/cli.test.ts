@@ -81,7 +81,10 @@ describe("--changed-since (CLI)", () => {
     const base = await git(dir, "rev-parse", "main");
     const plan = await tollgate(["plan", "recipe.yaml", "--changed-since", "main", "--out", "plan.json"], { cwd: dir });
     expect(plan.code).toBe(0);
-    const planned = JSON.parse(await readFile(path.join(dir, "plan.json"), "utf8")) as { plan: { changedSince: { ref: string; base: string } }; outcomes: Outcome[] };
+    const planned = JSON.parse(await readFile(path.join(dir, "plan.json"), "utf8")) as {
+      plan: { changedSince: { ref: string; base: string } };
+      outcomes: Outcome[];
+    };
     expect(planned.plan.changedSince).toEqual({ ref: "main", base });
     expect(pathsOf(planned.outcomes)).toEqual(["src/b.ts"]);
     // main catches up with the branch: `main` resolved again would give an empty change set.

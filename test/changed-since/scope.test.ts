@@ -124,7 +124,8 @@ describe("--changed-since scope", () => {
 
   it("sees an ast_scan sgconfig's rule and util directories and a jscodeshift transform as inputs", async () => {
     const files = {
-      "recipe.yaml": "version: 1\nsteps:\n  - tool: ast_scan\n    with: { config: sgconfig.yml }\n  - tool: jscodeshift\n    with: { transform: codemods/t.js }\n",
+      "recipe.yaml":
+        "version: 1\nsteps:\n  - tool: ast_scan\n    with: { config: sgconfig.yml }\n  - tool: jscodeshift\n    with: { transform: codemods/t.js }\n",
       "sgconfig.yml": "ruleDirs: [lint/rules]\nutilDirs: [lint/utils]\n",
       "lint/rules/r.yml": "id: r\nlanguage: TypeScript\nrule: { pattern: a() }\n",
       "lint/utils/u.yml": "id: u\nlanguage: TypeScript\nrule: { kind: identifier }\n",

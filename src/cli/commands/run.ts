@@ -158,7 +158,7 @@ export async function changedScope(ref: string, source: RecipeSource & { exact?:
 export async function cacheWorld(args: Pick<RunArgs, "cache" | "cache-location">, cwd: string): Promise<Pick<RunWorld, "cache">> {
   if (!args.cache) return {};
   const { openResultCache } = await import("../../cache/open.js");
-  const cache = await openResultCache({
+  const cache = openResultCache({
     root: cwd,
     env: process.env,
     ...(args["cache-location"] !== undefined ? { location: path.resolve(args["cache-location"]) } : {}),
