@@ -201,7 +201,7 @@ describe("SIGKILL anywhere in an apply and in the recover after it", () => {
     ? Array.from({ length: APPLY_OPS }, (_, i) => (["before", "after", "partial"] as const).map((when) => ({ at: i + 1, when, recoverWhen: when }))).flat()
     : [
         { at: 4, when: "after", recoverWhen: "after" },
-        { at: 9, when: "partial", recoverWhen: "partial" },
+        { at: 5, when: "partial", recoverWhen: "partial" },
         { at: 13, when: "before", recoverWhen: "before" },
       ];
   for (const kill of applyKills) {
@@ -233,6 +233,23 @@ describe("SIGKILL anywhere in an apply and in the recover after it", () => {
     const rec = await child("recover", root, state);
     expect(rec.stdout).toMatch(/^DONE/);
     figures.nothingToDo++;
+  });
+
+  it("the CLI's recover removes the temp files a killed apply left, the half-written one included, and says so", async () => {
+    const { execa } = await import("execa");
+    const root = tempDir("tollgate-crash-");
+    const state = tempDir("tollgate-crash-state-");
+    writeTree(root, TREE);
+    const before = snapshotTree(root);
+    // Killed half-way through writing src/k/f43.ts's temp file, after two others were written.
+    const applied = await child("apply", root, state, { at: 5, when: "partial" });
+    expect(applied.killed).toBe(true);
+    expect(tempsIn(root).map((t) => t.replace(/tollgate-[0-9a-f]{16}/, "tollgate-T"))).toEqual(["src/.a.ts.tollgate-T.tmp", "src/.b.ts.tollgate-T.tmp", "src/k/.f43.ts.tollgate-T.tmp"]);
+    const r = await execa(process.execPath, [path.join(REPO, "bin/tollgate.js"), "recover"], { cwd: root, env: { ...process.env, XDG_STATE_HOME: state }, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/restored \d+ files from the apply interrupted at .*; removed 3 temp files of interrupted writes/);
+    expect(snapshotTree(root)).toEqual(before);
+    expect(tempsIn(root)).toEqual([]);
   });
 
   it("reports the figures", () => {

@@ -18,7 +18,7 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
     builder: (y) =>
       y
         .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
-        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }) as never,
+        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }),
     handler: async (args) => {
       const { recover } = await import("../../workspace/recover.js");
       const { sanitizeForTerminal } = await import("../../term.js");
@@ -40,12 +40,14 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
           );
         },
       });
+      const temps = result.removedTemps.length;
+      const removed = temps > 0 ? `; removed ${temps} temp file${temps === 1 ? "" : "s"} of interrupted writes` : "";
       if (!result.found) {
-        process.stderr.write("tollgate recover: nothing to recover (no journal in .tollgate/)\n");
+        process.stderr.write(`tollgate recover: nothing to recover (no journal in .tollgate/)${removed}\n`);
       } else {
         const n = result.restored.length;
         process.stderr.write(
-          `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})\n`,
+          `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})${removed}\n`,
         );
       }
       setExit(0);
