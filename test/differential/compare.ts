@@ -113,6 +113,7 @@ export function inUsedCapture(outer: CliMatch, inner: CliMatch, used: ReadonlySe
 interface Level {
   m: CliMatch;
   depth: number;
+  parent?: Level;
 }
 
 /**
@@ -127,7 +128,7 @@ export function nest(matches: readonly CliMatch[], used: ReadonlySet<string>): {
     while (stack.length > 0 && stack[stack.length - 1]!.m.end <= m.start) stack.pop();
     const parent = stack[stack.length - 1];
     if (parent && (m.end > parent.m.end || (m.start === parent.m.start && m.end === parent.m.end) || !inUsedCapture(parent.m, m, used))) return { overlap: [parent.m, m] };
-    const level = { m, depth: parent ? parent.depth + 1 : 0 };
+    const level: Level = parent ? { m, depth: parent.depth + 1, parent } : { m, depth: 0 };
     levels.push(level);
     stack.push(level);
   }
@@ -166,6 +167,51 @@ export function insideOut(text: string, levels: readonly Level[], rerun: (text: 
     planned.sort((a, b) => b.start - a.start);
     for (const p of planned) current = current.slice(0, p.start) + p.replacement + current.slice(p.end);
     for (const p of planned) edits.push([p.orig.start, p.orig.end, p.replacement.length - (p.end - p.start)]);
+  }
+  return current;
+}
+
+/** The lines after the first shifted by `d` spaces (up to -d leading spaces removed when negative), as the CLI re-indents a capture. */
+function shiftLines(text: string, d: number): string {
+  if (d === 0) return text;
+  return text
+    .split("\n")
+    .map((l, i) => (i === 0 ? l : d > 0 ? " ".repeat(d) + l : l.replace(new RegExp(`^ {0,${-d}}`), "")))
+    .join("\n");
+}
+
+/**
+ * The CLI's replacements composed inside-out without parsing again: an enclosing match's
+ * replacement (as the CLI gives it on the original text) with the text of each nested match,
+ * as the CLI re-indented it there, replaced by that match's own composed replacement,
+ * re-indented alike. For rewrites whose inner results the CLI would parse otherwise (a swap
+ * that makes a key of a value). Undefined when a nested match's text is not found in it.
+ */
+export function composeInsideOut(text: string, levels: readonly Level[]): string | undefined {
+  const memo = new Map<Level, string | undefined>();
+  const rewritten = (l: Level): string | undefined => {
+    if (memo.has(l)) return memo.get(l);
+    let out = l.m.replacement;
+    const children = levels.filter((c) => c.parent === l).sort((a, b) => b.m.text.length - a.m.text.length);
+    for (const c of children) {
+      if (out === undefined) break;
+      const inner = rewritten(c);
+      if (inner === undefined) {
+        out = undefined;
+        break;
+      }
+      const shifts = [0, ...Array.from({ length: 40 }, (_, i) => [i + 1, -(i + 1)]).flat()];
+      const d = shifts.find((k) => out!.includes(shiftLines(c.m.text, k)));
+      out = d === undefined ? undefined : out.split(shiftLines(c.m.text, d)).join(shiftLines(inner, d));
+    }
+    memo.set(l, out);
+    return out;
+  };
+  let current = text;
+  for (const root of levels.filter((l) => l.depth === 0).sort((a, b) => b.m.start - a.m.start)) {
+    const r = rewritten(root);
+    if (r === undefined || !root.m.replaced) return undefined;
+    current = current.slice(0, root.m.replaced[0]) + r + current.slice(root.m.replaced[1]);
   }
   return current;
 }
