@@ -314,7 +314,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const parseWarningList = byIndex(parseWarnings);
       const d = search.discovery;
 
-      // Paths in `files`, `fileReplacements` and the parse issues are the seed's display paths
+      // Paths in `files`, `fileReplacements` and the parse issues are display paths
       // (relative to the scope directory, the basename for a one-file scope); `changes` and the
       // report's outcome files are workspace-relative.
       const fileReplacements = outcomes.map((o) => ({ path: displayPath(o.rel, d), count: o.count }));
@@ -339,7 +339,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];
       if (total === 0) {
-        // The seed's text: `No replacements made`, then the parse-issue block on the next line.
+        // `No replacements made`, then the parse-issue block on the next line.
         return textResult(["No replacements made", ...parseIssuesBlock(parseErrorList), ...notes].join("\n"), details);
       }
       const trailer = [

@@ -115,7 +115,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         else fileMatches.push({ path: m.path, count: 1 });
       }
       const details: AstGrepDetails = {
-        // As in the seed: matchCount and fileCount count every match (before offset/limit);
+        // matchCount and fileCount count every match (before offset/limit);
         // files/fileMatches/matches describe the page shown.
         matchCount: all.length,
         totalMatches: all.length,
@@ -125,7 +125,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         ...(parseErrors.length > 0 ? { parseErrors } : {}),
         ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
         scopePath: discovery.scopePath,
-        // The seed's display paths (relative to the scope directory); `matches` are workspace-relative.
+        // Display paths (relative to the scope directory); `matches` are workspace-relative.
         files: fileMatches.map((f) => displayPath(f.path, discovery)),
         fileMatches: fileMatches.map((f) => ({ path: displayPath(f.path, discovery), count: f.count })),
         matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
@@ -135,7 +135,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];
       if (shown.length === 0) {
-        // The seed's texts (also for an offset past the last match: details.matchCount has the
+        // The no-match texts (also for an offset past the last match: details.matchCount has the
         // total); the parse-issue block follows the message on the next line.
         const head =
           parseErrors.length > 0
@@ -152,7 +152,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const emit = (ms: typeof shown) => {
         for (const m of ms) {
           const textLines = m.text.split(/\r?\n/);
-          // Line numbers are padded to the widest one shown for this match (the seed's layout).
+          // Line numbers are padded to the widest one shown for this match.
           const width = String(m.line + Math.min(textLines.length, MAX_MATCH_LINES + 1) - 1).length;
           const num = (n: number) => String(n).padStart(width);
           textLines.slice(0, MAX_MATCH_LINES).forEach((t, i) => lines.push(`${num(m.line + i)}${i === 0 ? ":" : "-"}${cut(t)}`));

@@ -9,7 +9,7 @@ const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "ut
 const MAP_OP = { pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" };
 
 describe("ast_edit", () => {
-  it("previews, stages one action with the seed's label, and applies with the seed's text", async () => {
+  it("previews, stages one action with its label, and applies with its applied text", async () => {
     const dir = await testdir({ "src/a.ts": "const x = Effect.map(a, f)\nconst y = Effect.map(b, g)\n", "src/b.ts": "const z = 1\n" });
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "src" });
@@ -37,7 +37,7 @@ describe("ast_edit", () => {
       limitReached: false,
       parseErrors: [],
       scopePath: "src",
-      // the seed's display paths: relative to the scope directory
+      // display paths: relative to the scope directory
       files: ["a.ts"],
       fileReplacements: [{ path: "a.ts", count: 2 }],
     });
@@ -137,7 +137,7 @@ describe("ast_edit", () => {
     expect(t.actions).toHaveLength(0);
   });
 
-  it("zero replacements with parse issues: the block follows `No replacements made` on the next line (seed)", async () => {
+  it("zero replacements with parse issues: the block follows `No replacements made` on the next line", async () => {
     const dir = await testdir({ "bad.ts": "foo(a @)\n", "ok.ts": "const x = 1\n" });
     const t = makeHost(dir);
     const { text } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
@@ -145,7 +145,7 @@ describe("ast_edit", () => {
     expect(t.actions).toHaveLength(0);
   });
 
-  it("validation errors use the seed's texts", async () => {
+  it("validation errors name the parameter at fault", async () => {
     const dir = await testdir({ "a.ts": "x\n", "b.py": "x\n" });
     const t = makeHost(dir);
     await expect(t.call("ast_edit", { ops: [], lang: "ts" })).rejects.toThrow("`ops` must include at least one op entry");
@@ -353,7 +353,7 @@ describe("ast_edit", () => {
     expect((await t.call("ast_edit", { ops: [MAP_OP], path: "src/a.ts,test" })).details.files).toEqual(["src/a.ts", "test/c.ts"]);
   });
 
-  it("a path glob naming directories combines with the glob filter (the seed's packages/pkg-*/src case)", async () => {
+  it("a path glob naming directories combines with the glob filter (packages/pkg-*/src)", async () => {
     const dir = await testdir({
       "packages/pkg-123/src/root.ts": "legacyWrap(rootValue, rootArg)\n",
       "packages/pkg-123/src/nested/child.ts": "legacyWrap(childValue, childArg)\n",

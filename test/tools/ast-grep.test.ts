@@ -19,7 +19,7 @@ describe("ast_grep", () => {
     const first = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", limit: 2 });
     expect(first.details.matches.map((m: any) => m.meta.A)).toEqual(["1", "2"]);
     expect(first.details.limitReached).toBe(true);
-    // the seed's counts are totals; the page is in files/fileMatches/matches
+    // the counts are totals; the page is in files/fileMatches/matches
     expect(first.details).toMatchObject({ matchCount: 3, totalMatches: 3, fileCount: 1, fileMatches: [{ path: "a.ts", count: 2 }] });
     expect(first.text).toContain("\n\nResult limit reached; narrow path pattern or increase limit.");
     const second = await t.call("ast_grep", { pat: ["f($A)"], lang: "ts", limit: 2, offset: 2 });
@@ -41,7 +41,7 @@ describe("ast_grep", () => {
     await expect(t.call("ast_grep", { pat: ["x"], lang: "ts", path: "/etc" })).rejects.toThrow(/outside the workspace/);
   });
 
-  it("no matches with parse issues: the seed's hint, the block on the next line", async () => {
+  it("no matches with parse issues: the hint, the block on the next line", async () => {
     const dir = await testdir({ "bad.ts": "foo(a @)\n" });
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_grep", { pat: ["foo($A)"], lang: "ts" });
@@ -51,7 +51,7 @@ describe("ast_grep", () => {
     expect(details.parseErrors).toEqual(["bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)"]);
   });
 
-  it("pads the line numbers of a multi-line match to the widest one (seed layout)", async () => {
+  it("pads the line numbers of a multi-line match to the widest one", async () => {
     const dir = await testdir({ "a.ts": `${"\n".repeat(8)}foo(\n  1\n)\n` });
     const t = makeHost(dir);
     const { text } = await t.call("ast_grep", { pat: ["foo($A)"], lang: "ts", path: "a.ts" });
@@ -69,11 +69,11 @@ describe("ast_grep", () => {
     expect(py.details.files).toEqual(["c.py"]);
     expect(py.details.parseErrors.some((e: string) => e.startsWith("Invalid pattern for TypeScript: def $F(): $$$B"))).toBe(true);
     expect(py.text).toContain("\n\nParse issues:\n- Invalid pattern for");
-    // ast_edit still needs one language (the seed's rule)
+    // ast_edit still needs one language
     await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages");
   });
 
-  it("details name files by the seed's display paths (relative to the scope); matches stay workspace-relative", async () => {
+  it("details name files by display paths (relative to the scope); matches stay workspace-relative", async () => {
     const dir = await testdir({ "src/a.ts": "foo(1)\n", "src/lib/b.ts": "foo(2)\n", "src/bad.ts": "foo(a @)\n" });
     const t = makeHost(dir);
     const { details } = await t.call("ast_grep", { pat: ["foo($A)"], path: "src" });

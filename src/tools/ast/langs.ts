@@ -25,7 +25,7 @@ export interface LangInfo {
   comments: "c" | "hash" | "none";
   /** Whether `a . b` token runs may be used by the prefilter (no nested comments etc.). */
   tokenRuns: boolean;
-  /** Node kinds of string-like literals: a rewrite never re-indents the lines inside one (SPEC 3.1). */
+  /** Node kinds of string-like literals: a rewrite never re-indents the text lines inside one. */
   stringKinds: string[];
 }
 
@@ -56,7 +56,7 @@ export function langById(id: string): LangInfo {
   return lang;
 }
 
-/** Resolves a user's `lang` (alias, case-insensitive); throws the seed's error otherwise. */
+/** Resolves a user's `lang` (alias, case-insensitive); throws a ToolError naming the supported ones otherwise. */
 export function resolveLang(name: string): LangInfo {
   const lang = BY_ALIAS.get(name.trim().toLowerCase());
   if (!lang) throw new ToolError(`Unsupported language '${name.trim()}'. Supported: ${SUPPORTED_ALIASES.join(", ")}`);

@@ -147,9 +147,8 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   const queue = new FileQueue(files, options.sizes);
   const parse = limitedParse(napiParseAsync(napi), threads);
   // One findInFiles call at a time: napi's walker (the ignore crate's WalkParallel) runs a thread
-  // per CPU for every call, so one call keeps each CPU parsing. A call per thread doubled the
-  // trees in flight and the malloc arenas holding them: S3r apply (eight ast_scan rules over
-  // effect's src/) peaked at 263-316 MiB with two calls, 254-260 with one, in about the same time.
+  // per CPU for every call, so one call keeps each CPU parsing; more calls only multiply the
+  // trees in flight and the malloc arenas holding them.
   const native = options.native !== false ? new NativeFinder(napi, NATIVE_CALLS) : undefined;
   const finder: FileFind | undefined = native && native.find.bind(native);
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.

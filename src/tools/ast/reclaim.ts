@@ -3,7 +3,7 @@ import vm from "node:vm";
 
 /**
  * Syntax trees live in native memory that V8 does not see: a parse's JS handle is a few bytes,
- * its tree about twelve times the parsed source (TypeScript, measured on effect's src/). With a
+ * its tree about twelve times the parsed source (TypeScript). With a
  * small JS heap the collector rarely runs, so the trees of thousands of parsed files pile up
  * (napi exposes no way to free one). After every BUDGET bytes of parsed source, per thread, a
  * full collection is forced: that bounds the dead trees of a thread to ~12 × BUDGET. The trees

@@ -149,8 +149,8 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       set.add(info.name);
       families.set(info.family, set);
     }
-    // ast_edit rewrites with one language (the seed's rule); ast_grep, like the ast-grep CLI
-    // and the seed's search, reads every file in its own language.
+    // ast_edit rewrites with one language; ast_grep, like the ast-grep CLI, reads every file
+    // in its own language.
     if (families.size > 1 && input.toolName === "ast_edit") {
       const names = [...families.values()].flatMap((s) => [...s]).sort();
       throw new ToolError(`\`lang\` is required for ${input.toolName} when path/glob resolves to multiple languages: ${names.join(", ")}`);
@@ -237,7 +237,7 @@ export function displayPath(rel: string, discovery: Discovery): string {
   return base === "." ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : rel;
 }
 
-/** Groups display paths by directory, first-seen order (the seed's layout). */
+/** Groups display paths by directory, first-seen order. */
 export function groupByDir<T extends { display: string }>(items: readonly T[]): Array<{ dir: string; items: T[] }> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
@@ -291,7 +291,7 @@ export function syntaxIssueLines(display: string, issues: readonly ParseIssue[] 
   return (issues ?? []).map((p) => `${display}:${p.line}:${p.col}: parse error (a syntax error holds the pattern's tokens here; a match may be missing)`);
 }
 
-/** The seed's `Parse issues:` block (deduplicated, at most 20). */
+/** The `Parse issues:` block (deduplicated, at most 20 lines). */
 export function parseIssuesBlock(issues: readonly string[]): string[] {
   const unique = [...new Set(issues)];
   if (unique.length === 0) return [];
