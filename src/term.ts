@@ -30,7 +30,6 @@ function escapeChar(ch: string): string {
 // C0 controls except \t (09) and \n (0a), DEL, C1 controls, and the Unicode bidi overrides and
 // isolates that reorder what a reader sees ("Trojan Source"), plus line/paragraph separators.
 // A \r is kept only as part of a CRLF line ending.
-// eslint-disable-next-line no-control-regex
 const TERMINAL_UNSAFE = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**

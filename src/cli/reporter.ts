@@ -37,8 +37,8 @@ export function createReporter(opts: ReporterOptions) {
   let status: { text: string; frame: number; timer: NodeJS.Timeout } | undefined;
   const draw = () => {
     if (!status) return;
-    const cols = (stream as NodeJS.WriteStream).columns || 100;
-    stream.write(`\r\x1b[K${c.cyan(FRAMES[status.frame++ % FRAMES.length]!)} ${status.text.slice(0, Math.max(20, cols - 3))}`);
+    const cols = (stream as { columns?: number }).columns || 100;
+    stream.write(`\r\x1b[K${c.cyan(FRAMES[status.frame++ % FRAMES.length])} ${status.text.slice(0, Math.max(20, cols - 3))}`);
   };
   const clear = () => {
     if (!status) return;

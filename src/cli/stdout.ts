@@ -7,8 +7,10 @@
 export function divertStdout(): () => void {
   const stdout = process.stdout;
   const hadOwn = Object.prototype.hasOwnProperty.call(stdout, "write");
+  // Kept as it is, to be put back as it was (not bound: restoring must leave the stream unchanged).
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const original = stdout.write;
-  stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest)) as typeof stdout.write;
+  stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest));
   let restored = false;
   return () => {
     if (restored) return;

@@ -64,8 +64,8 @@ export function createCustomToolAPI(host: ApiHost): CustomToolAPI {
       push({
         label: action.label,
         sourceToolName: action.sourceToolName ?? "custom_tool",
-        apply: action.apply,
-        ...(action.reject ? { reject: action.reject } : {}),
+        apply: (reason: string) => action.apply(reason),
+        ...(action.reject ? { reject: (reason: string) => action.reject!(reason) } : {}),
         ...(action.details !== undefined ? { details: action.details } : {}),
       });
     },

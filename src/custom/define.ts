@@ -26,5 +26,5 @@ export function defineTool(
 ): CustomToolFactory {
   if (typeof first === "function") return first as CustomToolFactory;
   const make = factory!;
-  return async (pi) => ({ ...(await make(pi)), parameters: first }) as CustomTool;
+  return async (pi) => ({ ...(await make(pi)), parameters: first });
 }

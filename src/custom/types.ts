@@ -9,8 +9,8 @@ export type { AgentToolResult, ImageContent, TextContent, ToolUpdateCallback } f
 /** What `pi.pushPendingAction` accepts. */
 export interface CustomToolPendingAction {
   label: string;
-  apply(reason: string): Promise<AgentToolResult<unknown>>;
-  reject?(reason: string): Promise<AgentToolResult<unknown> | undefined>;
+  apply(reason: string): Promise<AgentToolResult>;
+  reject?(reason: string): Promise<AgentToolResult | undefined>;
   details?: unknown;
   /** Default `"custom_tool"`. */
   sourceToolName?: string;
@@ -68,5 +68,6 @@ export type CustomToolContext = ToolExecContext;
 /** A custom tool is exactly a built-in tool's shape: one interface for both. */
 export type CustomTool<TParams extends TSchema = TSchema, TDetails = unknown> = Tool<TParams, TDetails>;
 
-// biome-ignore lint: tools of any parameter shape are accepted
+// Tools of any parameter shape are accepted: a factory's tools are checked against their own schemas.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CustomToolFactory = (pi: CustomToolAPI) => CustomTool<any, any> | CustomTool<any, any>[] | Promise<CustomTool<any, any> | CustomTool<any, any>[]>;

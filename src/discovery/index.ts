@@ -218,7 +218,7 @@ type IgnoreMatcher = { ignores(p: string): boolean };
 
 async function ignoreFactory(): Promise<() => { add(p: string): IgnoreMatcher }> {
   const mod = await import("ignore");
-  return (mod.default ?? mod) as unknown as () => { add(p: string): IgnoreMatcher };
+  return mod.default ?? mod;
 }
 
 function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string, root: string, skipped: SkippedEntry[]): IgnoreMatcher | undefined {

@@ -40,7 +40,7 @@ export function decisionRecorder(policy: Policy) {
   const facts = new Map<string, ActionFacts>();
   return {
     decided,
-    onEvent(event: RunEvent): void {
+    onEvent: (event: RunEvent): void => {
       if (event.type === "action_staged") facts.set(event.staged.id, factsOf(event.staged));
       if (event.type !== "outcome") return;
       const { id, decision, rule } = event.record;

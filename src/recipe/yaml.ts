@@ -154,7 +154,7 @@ export function schemaIssues(located: LocatedDocument, schema: TSchema, value: u
   }
   for (const err of errors) {
     const rel = pointerToPath(err.path);
-    let path = [...base, ...rel];
+    const path = [...base, ...rel];
     let message = err.message;
     const isUnknownKey = message === "Unexpected property";
     if (isUnknownKey) message = `Unknown key "${String(rel[rel.length - 1])}"`;
@@ -170,7 +170,6 @@ export function schemaIssues(located: LocatedDocument, schema: TSchema, value: u
     const pos = locate(located, message.startsWith("Missing required") ? path.slice(0, -1) : path, isUnknownKey);
     issues.push({ file: located.file, line: pos.line, col: pos.col, path: pathText, message });
     if (issues.length >= 50) break;
-    path = [];
   }
   return issues;
 }

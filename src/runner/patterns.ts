@@ -14,7 +14,7 @@ export async function checkRecipePatterns(recipe: Pick<Recipe, "steps" | "locate
   for (const step of recipe.steps) {
     const check = PATTERN_CHECKS[step.tool];
     if (!check) continue;
-    for (const issue of await check(step.with as Record<string, unknown>)) {
+    for (const issue of await check(step.with)) {
       if (issue.warning) continue;
       const at = ["steps", step.index, "with", ...issue.at];
       issues.push({ file: recipeDisplay, ...locate(recipe.located, at), path: formatPath(at), message: issue.message });

@@ -1,5 +1,5 @@
 import { messageOf } from "../errors.js";
-import { originRepository } from "../campaign/repository.js";
+import { originRepository } from "../util/remote.js";
 import { gitState } from "../git.js";
 import { buildReport } from "../report/build.js";
 import { STRING_PIECES } from "../report/json.js";
@@ -213,7 +213,7 @@ export async function runRecipe(input: RunInput, world: RunWorld & RunControls):
   const result = await executeRun(await prepareRun(input, rest), controls);
   for (const o of result.report.outcomes) {
     Object.defineProperty(o, "diff", { value: o.diff, enumerable: true, writable: true, configurable: true });
-    delete (o as { [STRING_PIECES]?: unknown })[STRING_PIECES]; // they read the spill, removed below
+    Reflect.deleteProperty(o, STRING_PIECES); // they read the spill, removed below
   }
   const previews = result.previews.map((p) => ({ ...p, files: p.files.map((f) => ({ ...f, diff: memoryText(f.diff.text()) })) }));
   result.dispose();

@@ -11,7 +11,7 @@ export function jsonSchema(which: SchemaName): Record<string, unknown> {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     $id: `https://tollgate.dev/schema/${which}.schema.json`,
-    ...JSON.parse(JSON.stringify(schema)),
+    ...(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>),
   };
 }
 

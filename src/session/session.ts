@@ -267,7 +267,7 @@ export class Session {
       abort: () => {},
     };
     const onUpdate = (partial: AgentToolResult) => this.#emit({ type: "update", toolCallId, stepId, partial });
-    return tool.execute(toolCallId, params as never, onUpdate, ctx, this.#signal);
+    return tool.execute(toolCallId, params, onUpdate, ctx, this.#signal);
   }
 
   /** A resolve popped `action`: it is consumed whatever happens next. */

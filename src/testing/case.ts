@@ -65,7 +65,7 @@ export async function loadCase(dir: string, display: (p: string) => string): Pro
   const inputDir = path.join(dir, "input");
   const issues: Issue[] = [];
   if (!isDir(inputDir)) {
-    issues.push({ file: display(dir), message: `missing input/ folder (a case is ${"<case>/input/"} plus ${"<case>/expected/"})` });
+    issues.push({ file: display(dir), message: `missing input/ folder (a case is <case>/input/ plus <case>/expected/)` });
   }
   let settings: CaseFile = {};
   const caseFile = path.join(dir, CASE_FILE);
@@ -79,7 +79,7 @@ export async function loadCase(dir: string, display: (p: string) => string): Pro
     } else {
       const shape = schemaIssues(located, CaseFileSchema, located.value);
       if (shape.length > 0) issues.push(...shape);
-      else settings = located.value as CaseFile;
+      else settings = located.value;
     }
   }
   if (issues.length > 0) return { issues };

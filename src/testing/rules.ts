@@ -212,8 +212,8 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
     issues.push({ file: show(configFile, options.displayBase), message: "sgconfig has no testConfigs: nothing to test" });
     return done([]);
   }
-  let rules: ScanRule[] = [];
-  let skipped: Map<string, string> = new Map();
+  let rules: ScanRule[];
+  let skipped: Map<string, string>;
   try {
     const set = await loadRuleSet({ baseDir: path.dirname(configFile), displayBase: options.displayBase, config: configFile });
     rules = set.rules;

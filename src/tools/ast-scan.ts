@@ -1,5 +1,4 @@
 import { Type, type Static } from "@sinclair/typebox";
-import path from "node:path";
 import { InputError, StaleError, ToolError, formatIssue } from "../errors.js";
 import type { AgentToolResult, Tool } from "../session/types.js";
 import { textResult } from "../session/types.js";
@@ -60,7 +59,7 @@ export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir">, param
     baseDir,
     displayBase: process.cwd(),
     ...(params.config !== undefined ? { config: params.config } : {}),
-    ...(params.rules ? { rules: params.rules as Array<string | Record<string, unknown>> } : {}),
+    ...(params.rules ? { rules: params.rules } : {}),
   });
 }
 
@@ -192,5 +191,3 @@ function resultText(d: AstScanDetails, limit: number): string {
   }
   return lines.join("\n");
 }
-
-void path;

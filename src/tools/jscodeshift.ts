@@ -157,7 +157,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
             (changes) => ({ changes }),
             (error: unknown) => (error instanceof StaleError ? { stale: true as const } : { error }),
           );
-        const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array(files.length);
+        const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array<import("./jscodeshift/pool.js").FileOutcome | undefined>(files.length);
         let done = 0;
         let lastUpdate = 0;
         try {

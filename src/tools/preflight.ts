@@ -21,7 +21,7 @@ export type Preflight = (params: Record<string, unknown>, ctx: { cwd: string; re
 async function checkPath(params: Record<string, unknown>, ctx: { cwd: string }): Promise<PreflightIssue[]> {
   if (params.path !== undefined && typeof params.path !== "string") return [];
   try {
-    await discoverFiles({ root: ctx.cwd, path: params.path as string | undefined, glob: params.glob as string | undefined });
+    await discoverFiles({ root: ctx.cwd, path: params.path, glob: params.glob as string | undefined });
     return [];
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
@@ -69,7 +69,9 @@ function astPreflight(patterns: PatternsOf): Preflight {
 
 const PATTERNS: Readonly<Record<string, PatternsOf>> = {
   ast_edit: (p) =>
-    (Array.isArray(p.ops) ? p.ops : []).flatMap((op, i) => (typeof op?.pat === "string" && op.pat.trim() !== "" ? [{ pat: op.pat as string, at: ["ops", i, "pat"] }] : [])),
+    (Array.isArray(p.ops) ? (p.ops as Array<{ pat?: unknown } | undefined>) : []).flatMap((op, i) =>
+      typeof op?.pat === "string" && op.pat.trim() !== "" ? [{ pat: op.pat, at: ["ops", i, "pat"] }] : [],
+    ),
   ast_grep: (p) => (Array.isArray(p.pat) ? p.pat : []).flatMap((pat, i) => (typeof pat === "string" && pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : [])),
 };
 
@@ -81,7 +83,7 @@ const PATTERNS: Readonly<Record<string, PatternsOf>> = {
 const scanPreflight: Preflight = async (params, ctx) => {
   const { checkedRuleSet, ruleSetOf } = await import("./ast-scan.js");
   try {
-    const set = checkedRuleSet(params) ?? (await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params as never));
+    const set = checkedRuleSet(params) ?? (await ruleSetOf({ cwd: ctx.cwd, recipeDir: ctx.recipeDir ?? ctx.cwd }, params));
     return set.warnings.map((w) => ({ at: [params.config !== undefined ? "config" : "rules"], message: formatIssue(w), warning: true }));
   } catch (err) {
     if (err instanceof InputError) return [];

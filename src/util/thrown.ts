@@ -66,6 +66,8 @@ function describe(value: unknown): string {
   if (types.isNativeError(value)) return typeof name === "string" && name ? name : "an Error without a message";
   const json = guarded(() => JSON.stringify(value));
   if (typeof json === "string" && json !== "{}") return json;
+  // The value's own toString is what is wanted here, guarded against one that throws.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   const str = guarded(() => String(value));
   if (typeof str === "string" && str !== "[object Object]") return str;
   const tag = guarded(() => Object.prototype.toString.call(value));

@@ -53,7 +53,7 @@ export async function pushBranch(bare: string, branch: string, message: string, 
   await git(work, "add", "-A");
   await git(work, ...IDENTITY, "commit", "-q", "-m", message);
   await git(work, "push", "-q", "origin", branch);
-  return String((await git(work, "rev-parse", "HEAD")).stdout).trim();
+  return (await git(work, "rev-parse", "HEAD")).stdout.trim();
 }
 
 /** Parses a `$GITHUB_OUTPUT` file (name=value lines and name<<DELIM heredocs); the last value wins. */

@@ -4,7 +4,7 @@ import { execa } from "execa";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addPathsFor, literalPathspec } from "../../src/campaign/pull-request.js";
-import { repositoryFromRemote } from "../../src/campaign/repository.js";
+import { repositoryFromRemote } from "../../src/util/remote.js";
 import { branchProblem, defaultBranch, isRepositoryName, MAX_MATRIX_JOBS, parseRepositoryList, refComponent } from "../../src/campaign/repositories.js";
 import { gitdir, testdir, tollgate } from "../helpers/testdir.js";
 
@@ -13,7 +13,7 @@ async function gitAccepts(names: string[]): Promise<boolean[]> {
   // one shell for every name: `git check-ref-format --branch` per name, exit codes in order
   const script = 'for n in "$@"; do if git check-ref-format --branch "$n" >/dev/null 2>&1; then echo 1; else echo 0; fi; done';
   const out = await execa("bash", ["-c", script, "check", ...names]);
-  return String(out.stdout).split("\n").map((l) => l === "1");
+  return out.stdout.split("\n").map((l) => l === "1");
 }
 
 describe("campaign repository lists", () => {
@@ -42,7 +42,7 @@ describe("campaign repository lists", () => {
     expect(defaultBranch({ name: "Effect.map → andThen", path: "r.yaml" })).toBe("tollgate/Effect.map-andThen");
     expect(defaultBranch({ name: null, path: "recipes/effect-and-then.yaml" })).toBe("tollgate/effect-and-then");
     expect(defaultBranch({ name: "..", path: "r.yaml" })).toBe("tollgate/campaign");
-    const names = fc.sample(fc.string({ unit: fc.constantFrom(..."ab.-/_ ~^:?*[\\@{}é\t.lock"), maxLength: 16 }), { numRuns: 300, seed: 7 });
+    const names = fc.sample(fc.string({ unit: fc.constantFrom(...Array.from("ab.-/_ ~^:?*[\\@{}é\t.lock")), maxLength: 16 }), { numRuns: 300, seed: 7 });
     const branches = names.map((n) => defaultBranch({ name: n, path: "r.yaml" }));
     expect(await gitAccepts(branches)).toEqual(branches.map(() => true));
     // a valid name is kept as it is
@@ -52,7 +52,7 @@ describe("campaign repository lists", () => {
   it("a branch given by hand is judged as git judges it", async () => {
     const names = [
       ...["tollgate/x", "a..b", "a/.b", "x.lock", "a//b", "/a", "a/", "a.", "@", "a@{b", "-a", "a b", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "@{", "é/ü", "a@b", "a.lock/b", ""],
-      ...fc.sample(fc.string({ unit: fc.constantFrom(..."ab.-/@{ *~"), maxLength: 8 }), { numRuns: 300, seed: 11 }),
+      ...fc.sample(fc.string({ unit: fc.constantFrom(...Array.from("ab.-/@{ *~")), maxLength: 8 }), { numRuns: 300, seed: 11 }),
     ];
     // `@` alone: `--branch` reads it as HEAD's branch; as a campaign branch it is refused.
     expect(branchProblem("@")).not.toBeNull();
@@ -98,7 +98,7 @@ describe("add-paths for create-pull-request", () => {
   async function stagedBy(repo: string, addPaths: string[]): Promise<string[]> {
     const split = addPaths.join("\n").split(/[\n,]+/).map((s) => s.trim()).filter((s) => s !== "");
     await execa("git", ["add", ...(split.length > 0 ? ["--", ...split] : ["-A"])], { cwd: repo });
-    const out = String((await execa("git", ["diff", "--cached", "--name-only", "-z"], { cwd: repo })).stdout);
+    const out = (await execa("git", ["diff", "--cached", "--name-only", "-z"], { cwd: repo })).stdout;
     return out.split("\0").filter(Boolean).sort();
   }
 

@@ -84,10 +84,10 @@ describe("tollgate campaign pr: open, update or skip a repository's pull request
 
   it("a branch holding only the campaign's own commits: update", async () => {
     const message = "tollgate: effect and-then\n\nApplied by tollgate.\n\nTollgate-Campaign: tollgate/effect-and-then";
-    const { outputs } = await job({ "src/a.ts": MAPPED }, { before: async (bare) => void (await pushBranch(bare, "tollgate/effect-and-then", message)) });
+    const { outputs } = await job({ "src/a.ts": MAPPED }, { before: async (bare) => { await pushBranch(bare, "tollgate/effect-and-then", message); } });
     expect(outputs).toMatchObject({ decision: "update", "foreign-count": "0", "add-paths": ":(literal)src/a.ts" });
     // the trailer of another campaign's branch does not make the commit this one's
-    const other = await job({ "src/a.ts": MAPPED }, { before: async (bare) => void (await pushBranch(bare, "tollgate/effect-and-then", message.replace(/then$/, "then-2"))) });
+    const other = await job({ "src/a.ts": MAPPED }, { before: async (bare) => { await pushBranch(bare, "tollgate/effect-and-then", message.replace(/then$/, "then-2")); } });
     expect(other.outputs.decision).toBe("skip");
   });
 

@@ -52,6 +52,8 @@ export function evaluate(expr: string, ctx: Context, status: { failed: boolean }
     if (peek() === "==" || peek() === "!=") {
       const op = tokens[i++];
       const right = primary();
+      // Expression values are strings, numbers and booleans, compared as GitHub does: as text.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
       const eq = String(left ?? "") === String(right ?? "");
       return op === "==" ? eq : !eq;
     }
@@ -82,6 +84,7 @@ export function evaluate(expr: string, ctx: Context, status: { failed: boolean }
 export function interpolate(text: string, ctx: Context, status = { failed: false }): string {
   return text.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, e: string) => {
     const v = evaluate(e, ctx, status);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar here: objects are JSON above
     return v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
   });
 }
@@ -121,8 +124,8 @@ export async function shellStep(r: Runner, script: string, env: Record<string, s
     extendEnv: false,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CI: "true", GITHUB_ACTIONS: "true", RUNNER_TEMP: r.temp, RUNNER_OS: "Linux", GITHUB_WORKSPACE: r.workspace, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: path.join(r.temp, "step-summary.md"), ...env },
   });
-  r.log.push(String(res.stdout), String(res.stderr));
-  return { code: res.exitCode ?? 1, outputs: await readOutputs(output), stdout: String(res.stdout), stderr: String(res.stderr) };
+  r.log.push(res.stdout, res.stderr);
+  return { code: res.exitCode ?? 1, outputs: await readOutputs(output), stdout: res.stdout, stderr: res.stderr };
 }
 
 const evalMap = (m: Record<string, unknown> | undefined, ctx: Context, status: { failed: boolean }) =>

@@ -23,7 +23,7 @@ async function underPty(dir: string, args: string[], onPrompt: (n: number, pid: 
   const child = execa("script", ["-qfec", command, "/dev/null"], { cwd: dir, env: env(), extendEnv: false, reject: false, timeout: 30_000 });
   let screen = "";
   let seen = 0;
-  child.stdout!.on("data", async (chunk: Buffer) => {
+  const onData = async (chunk: Buffer) => {
     screen += chunk.toString();
     const prompts = screen.match(PROMPT)?.length ?? 0;
     while (seen < prompts) {
@@ -31,7 +31,8 @@ async function underPty(dir: string, args: string[], onPrompt: (n: number, pid: 
       const pid = Number((await readFile(path.join(dir, "pid"), "utf8")).trim());
       onPrompt(seen, pid, child);
     }
-  });
+  };
+  child.stdout.on("data", (chunk: Buffer) => void onData(chunk));
   const result = await child;
   return { code: result.exitCode, screen, prompts: seen };
 }

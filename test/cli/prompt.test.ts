@@ -33,10 +33,10 @@ async function underPty(dir: string, args: string[], keys: string[], extraEnv: R
   const child = execa("script", ["-qfec", command, "/dev/null"], { cwd: dir, env: env(extraEnv), extendEnv: false, reject: false, timeout: 30_000 });
   let screen = "";
   let answered = 0;
-  child.stdout!.on("data", (chunk: Buffer) => {
+  child.stdout.on("data", (chunk: Buffer) => {
     screen += chunk.toString();
     const prompts = screen.split(PROMPT).length - 1;
-    if (prompts > answered && answered < keys.length) child.stdin!.write(keys[answered++]!);
+    if (prompts > answered && answered < keys.length) child.stdin.write(keys[answered++]!);
   });
   const result = await child;
   child.stdin?.end();
@@ -98,7 +98,7 @@ describe("interactive approval prompt (real pseudo-terminal)", () => {
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(1);
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(String(r.stderr)).not.toMatch(PROMPT);
+    expect(r.stderr).not.toMatch(PROMPT);
     expect((await report(dir)).outcomes.map((o: { outcome: string }) => o.outcome)).toEqual(["pending-approval", "pending-approval", "pending-approval"]);
   });
 });

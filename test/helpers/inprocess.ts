@@ -41,7 +41,7 @@ async function runOnce(args: string[], opts: { cwd: string; env?: Record<string,
       const cb = rest.find((r) => typeof r === "function") as (() => void) | undefined;
       cb?.();
       return true;
-    }) as typeof stream.write;
+    });
     return () => {
       stream.write = original;
     };
@@ -56,7 +56,7 @@ async function runOnce(args: string[], opts: { cwd: string; env?: Record<string,
   } finally {
     process.chdir(savedCwd);
     for (const [k, v] of Object.entries(savedEnv)) {
-      if (v === undefined) delete process.env[k];
+      if (v === undefined) Reflect.deleteProperty(process.env, k);
       else process.env[k] = v;
     }
     process.exitCode = savedExitCode;

@@ -40,5 +40,5 @@ export async function tollgate(args: string[], opts: { cwd: string; env?: Record
     env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...opts.env },
     timeout: opts.timeoutMs ?? 60_000,
   });
-  return { code: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }

@@ -50,7 +50,7 @@ async function runHook(id: string, args: string[], files: string[], cwd: string)
     stdin: "ignore",
     env: { PRE_COMMIT: "1", NO_COLOR: "1", GITHUB_ACTIONS: "" },
   });
-  return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 const RECIPE = "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n";

@@ -82,7 +82,7 @@ function start(dir: string, extra: string[] = []) {
     env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" },
     timeout: 90_000,
   });
-  child.stderr!.on("data", (d) => (stderr += d));
+  child.stderr.on("data", (d) => (stderr += d));
   return { child, stderr: () => stderr };
 }
 
@@ -141,9 +141,9 @@ describe("tollgate run through the CLI: interrupt during apply, --atomic", () =>
     const dir = project(["boom", "stage"]);
     const before = userFiles(dir);
     const r = await start(dir, ["--atomic"]).child;
-    expect(r.exitCode, String(r.stderr)).toBe(3);
-    expect(String(r.stderr)).toContain("boom at apply");
-    expect(String(r.stderr)).not.toMatch(/\n\s+at .+:\d+/);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stderr).toContain("boom at apply");
+    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+/);
     const rep = report(dir);
     expect(rep.exitCode).toBe(3);
     expect(rep.run.interrupted).toBe(false);
@@ -173,8 +173,8 @@ describe("tollgate run through the CLI: --atomic and a step error", () => {
     const dir = project(["stage", "fail"]);
     const before = userFiles(dir);
     const r = await start(dir, ["--atomic"]).child;
-    expect(r.exitCode, String(r.stderr)).toBe(3);
-    expect(String(r.stderr)).toContain("tool failed");
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stderr).toContain("tool failed");
     const rep = report(dir);
     expect(rep.steps.map((s: { status: string }) => s.status)).toEqual(["ok", "error"]);
     expect(rep.run.atomic).toEqual({ rolledBack: true, files: expect.arrayContaining(["src/a.ts", "src/b.ts", "src/new/c.ts"]), error: null });

@@ -42,7 +42,7 @@ async function spawnCli(args: string[], cwd: string, tmp: string, timeout: numbe
       stripFinalNewline: false,
     }),
   );
-  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), timedOut: Boolean(r.timedOut) };
+  return { code: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut };
 }
 
 async function prepare(c: HostileCase): Promise<{ dir: string; outside: string }> {

@@ -46,7 +46,7 @@ async function cli(args: string[], cwd: string) {
     timeout: 30_000,
   });
   expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
-  return { code: r.exitCode, stderr: String(r.stderr) };
+  return { code: r.exitCode, stderr: r.stderr };
 }
 
 function workspace(): { root: string; outside: string } {

@@ -26,7 +26,7 @@ function project(files: Record<string, string>): string {
 async function cli(args: string[], cwd: string, env: Record<string, string> = {}, timeout = 30_000) {
   const started = Date.now();
   const r = await execa(process.execPath, [CLI, ...args], { cwd, reject: false, stdin: "ignore", env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...env }, timeout });
-  const out = { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), ms: Date.now() - started, timedOut: Boolean(r.timedOut) };
+  const out = { code: r.exitCode, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started, timedOut: r.timedOut };
   expect(out.timedOut, out.stderr).toBe(false);
   expect(out.stderr).not.toMatch(/\n\s+at |internal error/);
   return out;
@@ -112,7 +112,7 @@ describe("files named on the command line may be pipes", () => {
     const plan = await cli(["plan", "r.yaml", "--policy", "p.yaml", "--format", "json"], dir);
     const fingerprint = JSON.parse(plan.stdout).outcomes[0].fingerprint as string;
     const r = await execa("bash", ["-c", `"${process.execPath}" "${CLI}" run r.yaml --policy p.yaml --approvals <(printf -- '- ${fingerprint}\\n')`], { cwd: dir, reject: false, env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 30_000 });
-    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed");
   });
 });

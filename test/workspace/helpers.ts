@@ -76,7 +76,7 @@ export function faultyFs(plan: FaultPlan | undefined, base: WorkspaceFs = nodeWo
   let failed = 0;
   const log: string[] = [];
   const wrap =
-    <K extends keyof WorkspaceFs>(name: K) =>
+    (name: keyof WorkspaceFs) =>
     async (...args: unknown[]): Promise<never> => {
       if (ops.includes(name)) {
         n++;

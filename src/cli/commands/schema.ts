@@ -9,7 +9,7 @@ export function schemaCommand(setExit: (code: number) => void): CommandModule<ob
   return {
     command: "schema <which>",
     describe: "Print the JSON Schema for recipe, policy or report",
-    builder: (y) => y.positional("which", { choices: ["recipe", "policy", "report"] as const, demandOption: true }) as never,
+    builder: (y) => y.positional("which", { choices: ["recipe", "policy", "report"] as const, demandOption: true }),
     handler: async (args) => {
       const { schemaText } = await import("../../schema/emit.js");
       process.stdout.write(schemaText(args.which));

@@ -18,7 +18,7 @@ export function toolsCommand(setExit: (code: number) => void): CommandModule<obj
       y
         .positional("recipe", { type: "string", describe: "Also list this recipe's custom tools" })
         .option("json", { type: "boolean", describe: "Print JSON (name, label, description, deferrable, parameters)" })
-        .option("cwd", { type: "string", describe: "Workspace root handed to custom tool factories as pi.cwd (default: the current directory)" }) as never,
+        .option("cwd", { type: "string", describe: "Workspace root handed to custom tool factories as pi.cwd (default: the current directory)" }),
     handler: async (args) => {
       const restoreStdout = divertStdout(); // custom tool factories may print: not into --json
       const tools = await listTools(args).finally(restoreStdout);
@@ -29,7 +29,7 @@ export function toolsCommand(setExit: (code: number) => void): CommandModule<obj
           description: t.description,
           deferrable: Boolean(t.deferrable),
           hidden: Boolean(t.hidden),
-          parameters: JSON.parse(JSON.stringify(t.parameters)),
+          parameters: JSON.parse(JSON.stringify(t.parameters)) as unknown,
         }));
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       } else {

@@ -51,7 +51,7 @@ function cacheDir(): string | undefined {
 }
 
 export class BabelHook {
-  readonly #req: NodeRequire;
+  readonly #req: NodeJS.Require;
   readonly #dir = cacheDir();
   #kind: BabelKind | undefined;
   #clientKind: BabelKind | undefined;
@@ -64,7 +64,7 @@ export class BabelHook {
   readonly #babelModules: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
 
   /** `req` resolves as jscodeshift's src/Worker.js does. */
-  constructor(req: NodeRequire) {
+  constructor(req: NodeJS.Require) {
     this.#req = req;
   }
 
@@ -76,7 +76,7 @@ export class BabelHook {
     if (file) {
       try {
         const list = JSON.parse(readFileSync(file, "utf8")) as unknown;
-        if (Array.isArray(list) && list.every((e) => typeof e === "string")) return (this.#extensions = list as string[]);
+        if (Array.isArray(list) && list.every((e) => typeof e === "string")) return (this.#extensions = list);
       } catch {
         /* not cached yet */
       }

@@ -236,7 +236,7 @@ class Slot {
   /** Ends the process (its IPC channel closes, so it exits) and resolves once it has exited. */
   close(): Promise<void> {
     const exited = new Promise<void>((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      if (this.child.exitCode !== null || this.child.signalCode !== null) { resolve(); return; }
       this.child.once("exit", () => resolve());
     });
     if (!this.dead) {
@@ -403,7 +403,7 @@ export class TransformPool {
         for (const s of slots) this.#retire(s);
         reject(new Error("Aborted"));
       };
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted) { onAbort(); return; }
       signal?.addEventListener("abort", onAbort, { once: true });
       const settle = (index: number, outcome: FileOutcome) => {
         sources.delete(index);
@@ -454,12 +454,12 @@ export class TransformPool {
             settle(index, reply as RunReply);
             fill(slot);
           },
-          (err: Error) => {
+          (err: unknown) => {
             release(slot);
             if (stopped) return;
             // Queued behind the file that stopped the worker: it runs elsewhere.
             if (err instanceof NotStarted) retry.push(index);
-            else settle(index, { type: "done", id, status: "error", error: err.message, reports: [], stats: {} });
+            else settle(index, { type: "done", id, status: "error", error: err instanceof Error ? err.message : String(err), reports: [], stats: {} });
             refill();
           },
         );
@@ -475,7 +475,7 @@ export class TransformPool {
           (source) => {
             if (stopped) return release(slot);
             sources.set(index, source);
-            if (!slot.dead) return send(slot, index, source);
+            if (!slot.dead) { send(slot, index, source); return; }
             // The worker died while the file was read.
             release(slot);
             retry.push(index);
