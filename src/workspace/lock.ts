@@ -217,17 +217,19 @@ function removeStaleGuard(guard: string): void {
 }
 
 /**
- * The live run holding the workspace lock, or null (no lock, or one left by a dead process).
- * Creates nothing: a command that only reads (a dry-run) asks this before it reads the journal,
- * which belongs to that run while it lives.
+ * Whether a live run holds the workspace lock (a lock left by a dead process does not count; an
+ * unreadable one does while it is brand new, as acquireLock judges it). Creates nothing: a
+ * command that only reads (a dry-run) asks this before it reads the journal, which belongs to
+ * that run while it lives.
  */
-export function liveLockHolder(root: string): LockInfo | null {
-  const existing = readLock(path.join(path.resolve(root), STATE_DIR, LOCK_FILE));
-  if (!existing) return null;
+export function isLockedByLiveRun(root: string): boolean {
+  const file = path.join(path.resolve(root), STATE_DIR, LOCK_FILE);
+  const existing = readLock(file);
+  if (!existing) return false;
   const holder = existing.info;
-  if (!holder) return isFresh(path.join(path.resolve(root), STATE_DIR, LOCK_FILE)) ? { pid: 0, hostname: "", startedAt: "now" } : null;
+  if (!holder) return isFresh(file);
   const sameHost = holder.hostname === undefined || holder.hostname === hostname();
-  return !sameHost || isProcessAlive(holder.pid) ? holder : null;
+  return !sameHost || isProcessAlive(holder.pid);
 }
 
 /** The current holder of the workspace lock, if any (for messages and `tollgate recover`). */

@@ -4,7 +4,7 @@ import { RunError, messageOf } from "../errors.js";
 import { STATE_DIR, assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
 import { readRecord, removeRecord } from "./journal-record.js";
 import { errnoOf, tempFileName, tempTag } from "./fs.js";
-import { acquireLock, liveLockHolder, type WorkspaceLock } from "./lock.js";
+import { acquireLock, isLockedByLiveRun, type WorkspaceLock } from "./lock.js";
 import { realRoot } from "./paths.js";
 import { Workspace, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 
@@ -145,7 +145,7 @@ export function startRun(root: string, options: { lock?: boolean; command?: stri
   const lock = options.lock === false ? undefined : acquireLock(root, options.command ? { command: options.command } : {});
   try {
     // A run that takes no lock (a dry-run) leaves a live run's journal alone: it is that run's.
-    if (lock || !liveLockHolder(root)) assertNoPendingJournal(root);
+    if (lock || !isLockedByLiveRun(root)) assertNoPendingJournal(root);
   } catch (err) {
     lock?.release();
     throw err;
