@@ -38,7 +38,7 @@ function writeAll(fd: number, buf: Uint8Array): void {
  * FIFOs and devices without blocking on them (util/regular.ts); new files are made with O_EXCL.
  */
 export const nodeWorkspaceFs: WorkspaceFs = {
-  // Regular files only (SPEC 8): a FIFO would block the read, a device never end it.
+  // Regular files only: a FIFO would block the read, a device never end it.
   readFile: async (abs) => {
     await breathe();
     return readRegularFileSync(abs);

@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 
 /**
- * The machine-side half of a journal (SPEC 8 v1.1). A journal lives in the workspace, where a
+ * The machine-side half of a journal. A journal lives in the workspace, where a
  * branch can commit anything; hashes in it prove nothing, since whoever writes the journal can
  * hash their payload. So every journal carries a random nonce, and before it is written the same
  * nonce is recorded outside the workspace, in the user's state directory. `recover` honours a

@@ -136,7 +136,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
 }
 
 /**
- * The journal file's text, or null when there is none. Only a regular file is read (SPEC 8): a
+ * The journal file's text, or null when there is none. Only a regular file is read: a
  * FIFO or device planted there would block or never end, a directory or symlink is no journal.
  */
 export function readJournalText(root: string): string | null {
@@ -175,7 +175,7 @@ function gitTracks(root: string, rel: string): boolean {
 }
 
 /**
- * Why a decoded journal must not be honoured (SPEC 8 v1.1), or nothing. A journal is honoured
+ * Why a decoded journal must not be honoured, or nothing. A journal is honoured
  * only if this machine wrote it — not tracked by git, and its nonce is the one recorded for this
  * workspace outside it — and then only if every entry and directory still resolves, through
  * symlinks, to the very path inside the workspace it names, outside `.git/`, `.tollgate/` and

@@ -105,7 +105,7 @@ function toError(err: unknown): Error {
 }
 
 /**
- * The run's journaled transaction (SPEC 8): actions are nested transactions (`beginAction` …
+ * The run's journaled transaction: actions are nested transactions (`beginAction` …
  * `end`), and everything an action writes through `apply` is journaled before it is written, so
  * a failed action is restored and a killed run can be recovered. Under `--atomic` the run is one
  * transaction too: `commit()` or `rollback()` at its end.
