@@ -254,4 +254,33 @@ describe("result cache (CLI)", () => {
     expect(readFileSync(path.join(src, "src/a.ts"), "utf8")).toBe("x === undefined;\n");
     expect(readFileSync(path.join(src, "src/notes.entry"), "utf8")).toBe("mine\n");
   });
+  it("runs at once share a location safely, and apply with --cache writes what apply without it writes", async () => {
+    const files = {
+      "a.ts": "if (a === undefined) throw new Error(1);\n",
+      "b.ts": "const k = Object.keys(o);\nArray.isArray(k);\n",
+      "recipe.yaml": RECIPE,
+      "rules.yml": RULES,
+    };
+    const state = await testdir();
+    const loc = path.join(state, "cache");
+    const cache = ["--cache", "--cache-location", loc];
+    const env = { XDG_STATE_HOME: state };
+    const dir = await testdir(files);
+    const cold = await check(dir, path.join(state, "cold"), [], env);
+    const runs = await Promise.all([1, 2, 3].map((i) => check(dir, path.join(state, `at-once-${i}`), cache, env)));
+    for (const [i, r] of runs.entries()) same(r, cold, `run ${i + 1} of 3 at once`);
+    expect(readdirSync(path.join(loc, ENTRIES)).filter((n) => !n.endsWith(".entry"))).toEqual([]);
+    const applied: Record<string, string> = {};
+    for (const [name, extra] of [
+      ["plain", []],
+      ["cached", cache],
+    ] as const) {
+      const ws = await testdir(files);
+      const plan = await tollgate(["plan", "recipe.yaml", "--out", "plan.json", ...extra], { cwd: ws, env });
+      const apply = await tollgate(["apply", "plan.json", "--approve-all", ...extra], { cwd: ws, env });
+      applied[name] = [plan.code, apply.code, ...["a.ts", "b.ts"].map((f) => readFileSync(path.join(ws, f), "utf8"))].join("\n--\n");
+    }
+    expect(applied.cached).toBe(applied.plain);
+    expect(applied.plain).toContain("a == null");
+  });
 });
