@@ -302,7 +302,7 @@ export default (pi) => ({
     // before it writes), until one gets to finish: kills land all through the restore.
     let kills = 0;
     let leftTemps = 0;
-    for (let delay = 0; ; delay += 12) {
+    for (let delay = 0; ; delay += 25) {
       const rec = spawn(process.execPath, [cli, "recover"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
       const recovered = new Promise<NodeJS.Signals | null>((resolve) => rec.on("close", (_c, signal) => resolve(signal)));
       let said = "";
