@@ -41,7 +41,7 @@ describe(`generative differential: tollgate vs the ast-grep CLI (seed ${BUDGET.s
         return !bug;
       });
       console.log(
-        `${l.lang}: ${run.files} files, ${run.patterns.length} patterns (${multiLine} multi-line, ${multi} with $$$), ${run.rewrites.length} rewrites ` +
+        `${l.lang}: ${run.files} files (${run.filesWithErrors} with syntax errors), ${run.patterns.length} patterns (${multiLine} multi-line, ${multi} with $$$), ${run.rewrites.length} rewrites ` +
           `(${run.rewrites.map((c) => c.how).join(" ")}), matches CLI ${run.matchesCli} / tollgate ${run.matchesTollgate}, explained ${JSON.stringify(explained)}, ` +
           `known engine bugs ${JSON.stringify(Object.fromEntries(known))} (test/differential/known-bugs.ts), unexplained ${unexplained.length}`,
       );

@@ -27,6 +27,8 @@ export interface Budget {
 export interface LanguageRun {
   lang: string;
   files: number;
+  /** Files whose parse (napi's) has error nodes: there the syntax-error difference may apply. */
+  filesWithErrors: number;
   patterns: Generated[];
   rewrites: RewriteCase[];
   matchesCli: number;
@@ -72,6 +74,26 @@ function copyFiles(l: CorpusLang, r: () => number, count: number, dir: string, p
       continue;
     }
     out.push({ file, text, root });
+  }
+  return out;
+}
+
+/** Copies of `count` clean files, each with one closing bracket deleted where that makes the parse have an error. */
+function damage(r: () => number, clean: Source[], count: number, dir: string, parse: (t: string) => SgRoot): Source[] {
+  const out: Source[] = [];
+  for (const s of shuffle(r, clean)) {
+    if (out.length >= count) break;
+    const closers = [...s.text.matchAll(/[)}\]]/g)].map((m) => m.index);
+    for (let attempt = 0; attempt < 5 && closers.length > 0; attempt++) {
+      const at = pick(r, closers);
+      const text = s.text.slice(0, at) + s.text.slice(at + 1);
+      const root = parse(text);
+      if (!hasError(root)) continue;
+      const file = s.file.replace(/^f(\d+)-/, "f$1-damaged-");
+      writeFileSync(path.join(dir, file), text);
+      out.push({ file, text, root });
+      break;
+    }
   }
   return out;
 }
@@ -123,10 +145,15 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
   const parse = await parser(l);
   const matchDir = path.join(root, "match");
   mkdirSync(matchDir, { recursive: true });
-  const sources = copyFiles(l, r, budget.files, matchDir, parse);
-  const withErrors = new Set(sources.filter((s) => hasError(s.root)).map((s) => s.file));
-  const clean = new Set(sources.map((s) => s.file).filter((f) => !withErrors.has(f)));
-  const patterns = generate(r, sources, clean, budget.patterns);
+  const copied = copyFiles(l, r, budget.files, matchDir, parse);
+  const withErrors = new Set(copied.filter((s) => hasError(s.root)).map((s) => s.file));
+  const clean = new Set(copied.map((s) => s.file).filter((f) => !withErrors.has(f)));
+  const patterns = generate(r, copied, clean, budget.patterns);
+  // Damaged copies of clean files (a closing bracket deleted) are matched too: real code with
+  // a syntax error, where the syntax-error difference is the only one allowed.
+  const damaged = damage(r, copied.filter((s) => clean.has(s.file)), Math.max(1, Math.floor(budget.files / 4)), matchDir, parse);
+  for (const s of damaged) withErrors.add(s.file);
+  const sources = [...copied, ...damaged];
   const kinds = new Map<Generated, string>();
   for (const g of patterns) {
     const s = sources.find((x) => x.file === g.file)!;
@@ -134,7 +161,7 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
     kinds.set(g, (node ? String(node.kind()) : ""));
   }
   const v = new Verdict();
-  const run: LanguageRun = { lang: l.lang, files: sources.length, patterns, rewrites: [], matchesCli: 0, matchesTollgate: 0, verdict: v };
+  const run: LanguageRun = { lang: l.lang, files: sources.length, filesWithErrors: withErrors.size, patterns, rewrites: [], matchesCli: 0, matchesTollgate: 0, verdict: v };
   if (patterns.length === 0) return run;
 
   const texts = new Map(sources.map((s) => [s.file, s.text]));
