@@ -169,4 +169,24 @@ describe("--changed-since scope", () => {
     expect(scopeFiles({ files: ["src/a.ts", "recipe.yaml"], changed })).toEqual(["src/a.ts"]);
     expect(outsideScope({ files: ["src/a.ts", "recipe.yaml"], changed }, "recipe.yaml")).toMatch(/has not changed/);
   });
+  it("keeps non-ASCII and space-holding names as they are", async () => {
+    const dir = await gitdir({ "recipe.yaml": RECIPE, "ü ber.ts": "u();\n" });
+    await writeFile(path.join(dir, "ü ber.ts"), "u(1);\n");
+    await writeFile(path.join(dir, "naïve file.ts"), "n();\n");
+    const scope = await resolveChangedScope({ cwd: dir, ref: "HEAD", recipePath: path.join(dir, "recipe.yaml") });
+    expect(scope.files).toEqual(["naïve file.ts", "ü ber.ts"].sort());
+  });
+
+  it("resolves a rule path given through a recipe variable (and its --var override)", async () => {
+    const files = {
+      "recipe.yaml": "version: 1\nvars: { rules: lint }\nsteps:\n  - tool: ast_scan\n    with: { rules: ['${{ vars.rules }}/'] }\n",
+      "lint/r.yml": "id: r\nlanguage: TypeScript\nrule: { pattern: a() }\n",
+      "other/r.yml": "id: r\nlanguage: TypeScript\nrule: { pattern: a() }\n",
+    };
+    const dir = await gitdir(files);
+    await writeFile(path.join(dir, "other/r.yml"), `${files["other/r.yml"]}# edited\n`);
+    const recipePath = path.join(dir, "recipe.yaml");
+    expect((await resolveChangedScope({ cwd: dir, ref: "HEAD", recipePath })).files).toEqual(["other/r.yml"]);
+    expect((await resolveChangedScope({ cwd: dir, ref: "HEAD", recipePath, vars: ["rules=other"] })).files).toBeNull();
+  });
 });
