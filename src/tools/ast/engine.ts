@@ -225,7 +225,8 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
   // A zero-width piece (an empty ERROR node) stands for the character at its place.
   const pieces = [...w.errors, ...w.missing.map(([, s, e]): [number, number] => [s, e])].map(([s, e]): [number, number] => [s, Math.max(e, s + 1)]);
   const boundaries = lang === "TypeScript" ? statementBoundaries(text) : null;
-  const spans = boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : [];
+  // Only a statement whose text meets an op's prefilter requirement can hold a match of it.
+  const spans = boundaries ? suspectStatements(boundaries, text.length, pieces, holds).filter(([s, e]) => activeOps(text.slice(s, e), job, lang).length > 0) : [];
   const covered: Array<[number, number]> = [];
   const recovered: RawMatch[] = [];
   if (spans.length > 0) {
