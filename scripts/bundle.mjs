@@ -46,6 +46,26 @@ const lazyStringWidth = {
   },
 };
 
+/**
+ * yargs looks for "the app's" package.json (its version, a `yargs` key of parser settings) from
+ * the directory above the node_modules it is installed in; bundled there is none, so it searched
+ * from the working directory up to / on every start (a readdir per level and an AssertionError
+ * built and caught) and would have applied a `yargs` key of the user's package.json to
+ * tollgate's own options. Bundled, the app is tollgate: the directory two levels above the bundle.
+ */
+const yargsAppRoot = {
+  name: "yargs-app-root",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+      const { readFile } = await import("node:fs/promises");
+      const text = await readFile(args.path, "utf8");
+      const from = "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
+      if (!text.includes(from)) throw new Error(`bundle: yargs' ${path.relative(root, args.path)} no longer computes mainFilename as expected`);
+      return { contents: text.replace(from, 'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));'), loader: "js", resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -53,7 +73,7 @@ const common = {
   target: "node20.19",
   // jscodeshift loads Babel and transforms through Node's own require (register hook).
   external: ["@ast-grep/*", "jiti", "jscodeshift"],
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, yargsAppRoot],
   logLevel: "warning",
   write: false,
 };
