@@ -18,7 +18,7 @@ function env() {
  * Runs the CLI under `script` (the node process `exec`s from the shell that wrote its pid to
  * `pid`), calling `onPrompt(n, pid)` when the n-th prompt (1-based) is on screen.
  */
-async function underPty(dir: string, args: string[], onPrompt: (n: number, pid: number, child: ReturnType<typeof execa>) => void) {
+async function underPty(dir: string, args: string[], onPrompt: (n: number, pid: number, child: Pick<ReturnType<typeof execa>, "kill" | "stdin">) => void) {
   const command = `echo $$ > pid; exec ${[process.execPath, CLI, ...args].map((a) => `'${a}'`).join(" ")}`;
   const child = execa("script", ["-qfec", command, "/dev/null"], { cwd: dir, env: env(), extendEnv: false, reject: false, timeout: 30_000 });
   let screen = "";
