@@ -119,7 +119,8 @@ export function mergeByRepository(inputs: readonly RepositoryReport[], options: 
   const order = [...(options.repositories ?? [])];
   const listed = new Set(order.map((n) => n.toLowerCase()));
   for (const n of names) if (!listed.has(n.toLowerCase())) order.push(n);
-  const pr = (name: string) => options.pullRequests?.get(name) ?? [...(options.pullRequests ?? [])].find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null;
+  const pr = (name: string) =>
+    options.pullRequests?.get(name) ?? [...(options.pullRequests ?? [])].find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null;
   const entries = order.map((name) => {
     const found = byName.get(name.toLowerCase());
     return entryOf(found?.name ?? name, found?.input, pr(found?.name ?? name));

@@ -112,8 +112,13 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
   const awaiting = pending > 0 ? `; ${pending} action${pending === 1 ? "" : "s"} await${pending === 1 ? "s" : ""} approval (see the patch artifact)` : "";
   if (applied.length === 0) return skip(`nothing was applied${awaiting}`);
   if (foreign.length > 0) {
-    const list = foreign.slice(0, 5).map((c) => `${c.sha.slice(0, 12)} ${c.subject}`).join("; ");
-    return skip(`branch ${options.branch} holds ${foreign.length} commit${foreign.length === 1 ? "" : "s"} the campaign did not make (${list}${foreign.length > 5 ? "; …" : ""}): left alone`);
+    const list = foreign
+      .slice(0, 5)
+      .map((c) => `${c.sha.slice(0, 12)} ${c.subject}`)
+      .join("; ");
+    return skip(
+      `branch ${options.branch} holds ${foreign.length} commit${foreign.length === 1 ? "" : "s"} the campaign did not make (${list}${foreign.length > 5 ? "; …" : ""}): left alone`,
+    );
   }
   const paths = [...new Set(applied.flatMap((o) => o.files.map((f) => f.path)))];
   const add = addPathsFor(paths, state.changes);
@@ -141,7 +146,12 @@ export function addPathsFor(applied: readonly string[], changes: readonly string
   const stray = changes.filter((c) => !mine.has(c));
   if (stray.length === 0) return { addPaths: [] };
   const odd = applied.filter((p) => literalPathspec(p) === null).map((p) => JSON.stringify(p));
-  return { problem: `${odd.join(", ")} cannot be named to create-pull-request (a comma, a line break or an edge space) while other files changed too (${stray.slice(0, 3).map((p) => JSON.stringify(p)).join(", ")}${stray.length > 3 ? ", …" : ""})` };
+  return {
+    problem: `${odd.join(", ")} cannot be named to create-pull-request (a comma, a line break or an edge space) while other files changed too (${stray
+      .slice(0, 3)
+      .map((p) => JSON.stringify(p))
+      .join(", ")}${stray.length > 3 ? ", …" : ""})`,
+  };
 }
 
 /** `:(literal)file`, or null when create-pull-request's list splitting would break it. */

@@ -89,7 +89,8 @@ export function branchProblem(name: string): string | null {
   if (name.endsWith(".")) return "ends with .";
   if (name.includes("..")) return "contains ..";
   if (name.includes("@{")) return "contains @{";
-  if (Array.from({ length: name.length }, (_, i) => name.charCodeAt(i)).some((c) => c <= 0x20 || c === 0x7f) || /[~^:?*[\\]/.test(name)) return "contains a space, a control character or one of ~ ^ : ? * [ \\";
+  if (Array.from({ length: name.length }, (_, i) => name.charCodeAt(i)).some((c) => c <= 0x20 || c === 0x7f) || /[~^:?*[\\]/.test(name))
+    return "contains a space, a control character or one of ~ ^ : ? * [ \\";
   if (name.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"))) return "has a component that starts with . or ends with .lock";
   return null;
 }

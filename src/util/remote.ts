@@ -9,7 +9,11 @@ import { insideGitWorkTree, runGit } from "../git.js";
 export function repositoryFromRemote(url: string): string | null {
   const text = url.trim();
   if (text === "") return null;
-  const trim = (p: string) => p.replace(/\/+$/, "").replace(/\.git$/, "").replace(/^\/+/, "");
+  const trim = (p: string) =>
+    p
+      .replace(/\/+$/, "")
+      .replace(/\.git$/, "")
+      .replace(/^\/+/, "");
   const withHost = (host: string, p: string) => {
     const name = host.toLowerCase().replace(/^www\./, "");
     return name === "github.com" ? trim(p) : `${name}/${trim(p)}`;

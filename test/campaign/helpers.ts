@@ -16,7 +16,15 @@ export const RECIPE = [
 /** Two steps: src/ is auto-applied by the policy below, lib/ awaits approval. */
 export const RECIPE_TWO = `${RECIPE}  - id: lib\n    tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: lib }\n`;
 
-export const POLICY = ["version: 1", "default: require-approval", "rules:", "  - name: sources", "    match: { paths: ['src/**'] }", "    decision: auto-apply", ""].join("\n");
+export const POLICY = [
+  "version: 1",
+  "default: require-approval",
+  "rules:",
+  "  - name: sources",
+  "    match: { paths: ['src/**'] }",
+  "    decision: auto-apply",
+  "",
+].join("\n");
 
 export const git = (cwd: string, ...args: string[]) => execa("git", args, { cwd });
 

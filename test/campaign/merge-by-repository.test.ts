@@ -9,7 +9,8 @@ import { testdir, tollgate } from "../helpers/testdir.js";
 import { git, POLICY, RECIPE_TWO, remoteAndCheckout } from "./helpers.js";
 
 const MAPPED = "export const a = Effect.map(x, (v) => v + 1);\n";
-const json = async (file: string) => JSON.parse(await readFile(file, "utf8")) as Report & { campaign: { repositories: Array<Record<string, unknown>>; failed: string[]; rerun: string | null } };
+const json = async (file: string) =>
+  JSON.parse(await readFile(file, "utf8")) as Report & { campaign: { repositories: Array<Record<string, unknown>>; failed: string[]; rerun: string | null } };
 
 /**
  * Three repositories, one recipe, one policy, each run for real in its own git checkout:
@@ -32,10 +33,13 @@ async function campaign() {
     const report = path.join(root, "reports", `${name.replace("/", "--")}.json`);
     // The checkout's origin names the repository, as actions/checkout leaves it; the run records it.
     await git(checkout, "remote", "set-url", "origin", `https://github.com/${name}.git`);
-    const r = await tollgate(["run", "--recipe", path.join(root, "campaign/recipe.yaml"), "--policy", path.join(root, "campaign/policy.yaml"), "--report", report], {
-      cwd: checkout,
-      env: { GITHUB_REPOSITORY: "" },
-    });
+    const r = await tollgate(
+      ["run", "--recipe", path.join(root, "campaign/recipe.yaml"), "--policy", path.join(root, "campaign/policy.yaml"), "--report", report],
+      {
+        cwd: checkout,
+        env: { GITHUB_REPOSITORY: "" },
+      },
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     runs[name] = r.code ?? -1;
     expect((await json(report)).run.repository, r.stderr).toBe(name);
@@ -51,7 +55,23 @@ describe("merge-reports --by-repository: a campaign report from many repositorie
     await writeFile(path.join(root, "prs-1.json"), JSON.stringify({ "acme/api": "https://github.com/acme/api/pull/12" }));
     await writeFile(path.join(root, "prs-2.yaml"), "acme/web: https://github.com/acme/web/pull/7\nacme/billing: 'no pull request: the run failed (exit 3)'\n");
     const reports = ["acme--web.json", "acme--billing.json", "acme--api.json"].map((f) => path.join("reports", f));
-    const m = await tollgate(["merge-reports", "--by-repository", ...reports, "--repositories", "list.txt", "--pull-requests", "prs-1.json", "prs-2.yaml", "--report", "campaign.json", "--summary", "campaign.md"], { cwd: root });
+    const m = await tollgate(
+      [
+        "merge-reports",
+        "--by-repository",
+        ...reports,
+        "--repositories",
+        "list.txt",
+        "--pull-requests",
+        "prs-1.json",
+        "prs-2.yaml",
+        "--report",
+        "campaign.json",
+        "--summary",
+        "campaign.md",
+      ],
+      { cwd: root },
+    );
     expect(m.stderr).not.toMatch(/\n\s+at /);
     expect(m.code).toBe(3);
     expect(m.stderr).toContain("tollgate: 2 of 4 repositories failed: acme/billing, acme/gone");
@@ -63,13 +83,30 @@ describe("merge-reports --by-repository: a campaign report from many repositorie
     expect(merged.summary.exitCode).toBe(3);
     expect(merged.run).toMatchObject({ command: "merge-reports", repository: null });
     // each input's outcomes, under its repository, failed repositories first
-    const inputs = Object.fromEntries(await Promise.all(["api", "web", "billing"].map(async (n) => [`acme/${n}`, await json(path.join(root, "reports", `acme--${n}.json`))] as const)));
-    const expected = ["acme/billing", "acme/api", "acme/web"].flatMap((name) => inputs[name]!.outcomes.map((o) => ({ id: `${name}/${o.id}`, step: `${name}/${o.step}`, outcome: o.outcome, paths: o.files.map((f) => `${name}/${f.path}`) })));
+    const inputs = Object.fromEntries(
+      await Promise.all(["api", "web", "billing"].map(async (n) => [`acme/${n}`, await json(path.join(root, "reports", `acme--${n}.json`))] as const)),
+    );
+    const expected = ["acme/billing", "acme/api", "acme/web"].flatMap((name) =>
+      inputs[name]!.outcomes.map((o) => ({
+        id: `${name}/${o.id}`,
+        step: `${name}/${o.step}`,
+        outcome: o.outcome,
+        paths: o.files.map((f) => `${name}/${f.path}`),
+      })),
+    );
     expect(merged.outcomes.map((o) => ({ id: o.id, step: o.step, outcome: o.outcome, paths: o.files.map((f) => f.path) }))).toEqual(expected);
     expect(merged.outcomes.map((o) => o.id).sort()).toEqual(["acme/api/src#1", "acme/web/lib#1", "acme/web/src#1"]);
     const web = merged.outcomes.find((o) => o.id === "acme/web/lib#1")!;
-    expect(web.diff.split("\n").slice(0, 3)).toEqual(["diff --git a/acme/web/lib/b.ts b/acme/web/lib/b.ts", "--- a/acme/web/lib/b.ts", "+++ b/acme/web/lib/b.ts"]);
-    expect(web.diff.split("\n").slice(3)).toEqual(inputs["acme/web"]!.outcomes.find((o) => o.id === "lib#1")!.diff.split("\n").slice(3));
+    expect(web.diff.split("\n").slice(0, 3)).toEqual([
+      "diff --git a/acme/web/lib/b.ts b/acme/web/lib/b.ts",
+      "--- a/acme/web/lib/b.ts",
+      "+++ b/acme/web/lib/b.ts",
+    ]);
+    expect(web.diff.split("\n").slice(3)).toEqual(
+      inputs["acme/web"]!.outcomes.find((o) => o.id === "lib#1")!
+        .diff.split("\n")
+        .slice(3),
+    );
     expect(merged.steps.map((s) => s.id)).toEqual(["acme/billing/src", "acme/billing/lib", "acme/api/src", "acme/api/lib", "acme/web/src", "acme/web/lib"]);
     expect(merged.summary.outcomes).toMatchObject({ applied: 2, "pending-approval": 1 });
     expect(merged.campaign.repositories.map((e) => [e.repository, e.exitCode, e.failed, e.pullRequest])).toEqual([
@@ -90,18 +127,26 @@ describe("merge-reports --by-repository: a campaign report from many repositorie
       "| `acme/web` | outstanding (exit 1) | 1 | 1 | · | · | · | · | · | [#7](https://github.com/acme/web/pull/7) |",
     ]);
     expect(summary).toContain("### Campaign: 4 repositories, 2 failed");
-    expect(summary).toContain('Re-run only the failed repositories with this repository list (the `repositories` input):\n\n```json\n["acme/billing","acme/gone"]\n```');
+    expect(summary).toContain(
+      'Re-run only the failed repositories with this repository list (the `repositories` input):\n\n```json\n["acme/billing","acme/gone"]\n```',
+    );
     expect(summary.indexOf("### Campaign")).toBeLessThan(summary.indexOf("### Changes"));
   });
 
   it("exits with the highest input code when nothing is missing; its patch applies from a tree of owner/name checkouts", async () => {
     const { root, checkouts } = await campaign();
-    const m = await tollgate(["merge-reports", "--by-repository", "reports/acme--api.json", "reports/acme--web.json", "--report", "c.json", "--patch", "c.patch", "--cwd", "tree"], { cwd: root });
+    const m = await tollgate(
+      ["merge-reports", "--by-repository", "reports/acme--api.json", "reports/acme--web.json", "--report", "c.json", "--patch", "c.patch", "--cwd", "tree"],
+      { cwd: root },
+    );
     expect(m.code).toBe(1);
     const tree = path.join(root, "tree");
     await mkdir(path.join(tree, "acme"), { recursive: true });
     await execa("cp", ["-r", checkouts["acme/web"]!, path.join(tree, "acme/web")]);
-    const again = await tollgate(["merge-reports", "--by-repository", "reports/acme--api.json", "reports/acme--web.json", "--patch", "c.patch", "--cwd", "tree"], { cwd: root });
+    const again = await tollgate(
+      ["merge-reports", "--by-repository", "reports/acme--api.json", "reports/acme--web.json", "--patch", "c.patch", "--cwd", "tree"],
+      { cwd: root },
+    );
     expect(again.code).toBe(1);
     const patch = await readFile(path.join(root, "c.patch"), "utf8");
     expect(patch).toContain("+++ b/acme/web/lib/b.ts");
@@ -116,7 +161,9 @@ describe("merge-reports --by-repository: a campaign report from many repositorie
     await writeFile(path.join(root, "anon.json"), JSON.stringify({ ...api, run: { ...api.run, repository: null } }));
     const anon = await tollgate(["merge-reports", "--by-repository", "reports/acme--web.json", "anon.json"], { cwd: root });
     expect(anon.code).toBe(2);
-    expect(anon.stderr).toContain("anon.json: the report names no repository (run.repository): make it with --repository, GITHUB_REPOSITORY or an origin remote");
+    expect(anon.stderr).toContain(
+      "anon.json: the report names no repository (run.repository): make it with --repository, GITHUB_REPOSITORY or an origin remote",
+    );
     const twice = await tollgate(["merge-reports", "--by-repository", "reports/acme--api.json", "reports/acme--api.json"], { cwd: root });
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain("reports/acme--api.json: acme/api is also the repository of reports/acme--api.json");

@@ -51,7 +51,32 @@ describe("campaign repository lists", () => {
 
   it("a branch given by hand is judged as git judges it", async () => {
     const names = [
-      ...["tollgate/x", "a..b", "a/.b", "x.lock", "a//b", "/a", "a/", "a.", "@", "a@{b", "-a", "a b", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b", "@{", "é/ü", "a@b", "a.lock/b", ""],
+      ...[
+        "tollgate/x",
+        "a..b",
+        "a/.b",
+        "x.lock",
+        "a//b",
+        "/a",
+        "a/",
+        "a.",
+        "@",
+        "a@{b",
+        "-a",
+        "a b",
+        "a~b",
+        "a^b",
+        "a:b",
+        "a?b",
+        "a*b",
+        "a[b",
+        "a\\b",
+        "@{",
+        "é/ü",
+        "a@b",
+        "a.lock/b",
+        "",
+      ],
       ...fc.sample(fc.string({ unit: fc.constantFrom(...Array.from("ab.-/@{ *~")), maxLength: 8 }), { numRuns: 300, seed: 11 }),
     ];
     // `@` alone: `--branch` reads it as HEAD's branch; as a campaign branch it is refused.
@@ -78,10 +103,16 @@ describe("the repository a run records", () => {
 
   it("run records --repository, else GITHUB_REPOSITORY, else the origin remote, else null", async () => {
     const repo = await gitdir({ "a.ts": "const a = Effect.map(x, f);\n" });
-    const out = await testdir({ "r.yaml": "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n" });
+    const out = await testdir({
+      "r.yaml":
+        "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n",
+    });
     const repositoryOf = async (args: string[], env: Record<string, string>) => {
       const report = path.join(out, "report.json");
-      const r = await tollgate(["run", path.join(out, "r.yaml"), "--dry-run", "--report", report, ...args], { cwd: repo, env: { GITHUB_REPOSITORY: "", ...env } });
+      const r = await tollgate(["run", path.join(out, "r.yaml"), "--dry-run", "--report", report, ...args], {
+        cwd: repo,
+        env: { GITHUB_REPOSITORY: "", ...env },
+      });
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(await (await import("node:fs/promises")).readFile(report, "utf8")).run.repository;
     };
@@ -96,7 +127,11 @@ describe("the repository a run records", () => {
 describe("add-paths for create-pull-request", () => {
   /** What create-pull-request does with add-paths: split on commas and newlines, trim, `git add -- …` (or `-A` when empty). */
   async function stagedBy(repo: string, addPaths: string[]): Promise<string[]> {
-    const split = addPaths.join("\n").split(/[\n,]+/).map((s) => s.trim()).filter((s) => s !== "");
+    const split = addPaths
+      .join("\n")
+      .split(/[\n,]+/)
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     await execa("git", ["add", ...(split.length > 0 ? ["--", ...split] : ["-A"])], { cwd: repo });
     const out = (await execa("git", ["diff", "--cached", "--name-only", "-z"], { cwd: repo })).stdout;
     return out.split("\0").filter(Boolean).sort();
@@ -126,7 +161,9 @@ describe("add-paths for create-pull-request", () => {
     expect(all).toEqual({ addPaths: [] });
     expect(await stagedBy(repo, [])).toEqual([...applied].sort());
     const mixed = addPathsFor(applied, [...applied, "withXcomma.ts"]);
-    expect("problem" in mixed && mixed.problem).toMatch(/^"with,comma.ts", " lead.ts" cannot be named to create-pull-request .* while other files changed too \("withXcomma.ts"\)$/);
+    expect("problem" in mixed && mixed.problem).toMatch(
+      /^"with,comma.ts", " lead.ts" cannot be named to create-pull-request .* while other files changed too \("withXcomma.ts"\)$/,
+    );
     expect(literalPathspec("a,b")).toBeNull();
     expect(literalPathspec("a b")).toBe(":(literal)a b");
   });

@@ -17,7 +17,10 @@ const MAPPED = "export const a = Effect.map(x, (v) => v + 1);\n";
  * A campaign job for one repository: the recipe and policy from the campaign's own directory,
  * the run in the target's checkout, then `campaign pr` as the workflow calls it.
  */
-async function job(files: Record<string, string>, options: { recipe?: string; policy?: string; before?: (bare: string) => Promise<void>; prArgs?: string[] } = {}) {
+async function job(
+  files: Record<string, string>,
+  options: { recipe?: string; policy?: string; before?: (bare: string) => Promise<void>; prArgs?: string[] } = {},
+) {
   const campaign = await testdir({ "recipe.yaml": options.recipe ?? RECIPE, "policy.yaml": options.policy ?? POLICY });
   const { bare, checkout, root } = await remoteAndCheckout(files);
   if (options.before) {
@@ -25,14 +28,34 @@ async function job(files: Record<string, string>, options: { recipe?: string; po
     await (await import("execa")).execa("git", ["fetch", "-q", "origin"], { cwd: checkout });
   }
   const report = path.join(root, "report.json");
-  const run = await tollgate(["run", "--recipe", path.join(campaign, "recipe.yaml"), "--policy", path.join(campaign, "policy.yaml"), "--report", report, "--repository", "acme/api"], { cwd: checkout });
+  const run = await tollgate(
+    ["run", "--recipe", path.join(campaign, "recipe.yaml"), "--policy", path.join(campaign, "policy.yaml"), "--report", report, "--repository", "acme/api"],
+    { cwd: checkout },
+  );
   const output = path.join(root, "github-output.txt");
   await writeFile(output, "");
   const body = path.join(root, "body.md");
-  const pr = await tollgate(["campaign", "pr", "--report", report, "--cwd", checkout, "--body", body, "--patch-url", "https://github.com/acme/campaign/actions/runs/1/artifacts/2", "--report-url", "https://github.com/acme/campaign/actions/runs/1/artifacts/3", ...(options.prArgs ?? [])], {
-    cwd: root,
-    env: { GITHUB_OUTPUT: output, GITHUB_ACTIONS: "true" },
-  });
+  const pr = await tollgate(
+    [
+      "campaign",
+      "pr",
+      "--report",
+      report,
+      "--cwd",
+      checkout,
+      "--body",
+      body,
+      "--patch-url",
+      "https://github.com/acme/campaign/actions/runs/1/artifacts/2",
+      "--report-url",
+      "https://github.com/acme/campaign/actions/runs/1/artifacts/3",
+      ...(options.prArgs ?? []),
+    ],
+    {
+      cwd: root,
+      env: { GITHUB_OUTPUT: output, GITHUB_ACTIONS: "true" },
+    },
+  );
   return { run, pr, outputs: await readOutputs(output), body: await readFile(body, "utf8").catch(() => null), json: jsonLine(pr.stdout) };
 }
 
@@ -41,14 +64,27 @@ describe("tollgate campaign pr: open, update or skip a repository's pull request
     const { run, pr, outputs, body } = await job({ "src/a.ts": "export const a = 1;\n" });
     expect(run.code).toBe(0);
     expect(pr.code, pr.stderr).toBe(0);
-    expect(outputs).toMatchObject({ decision: "skip", reason: "nothing was applied", "applied-count": "0", "pending-count": "0", "add-paths": "", branch: "tollgate/effect-and-then" });
+    expect(outputs).toMatchObject({
+      decision: "skip",
+      reason: "nothing was applied",
+      "applied-count": "0",
+      "pending-count": "0",
+      "add-paths": "",
+      branch: "tollgate/effect-and-then",
+    });
     expect(body).toBe("");
   });
 
   it("applied only: open, with the applied file and the summary in the body", async () => {
     const { run, outputs, body } = await job({ "src/a.ts": MAPPED, "README.md": "x\n" });
     expect(run.code).toBe(0);
-    expect(outputs).toMatchObject({ decision: "open", "applied-count": "1", "pending-count": "0", "add-paths": ":(literal)src/a.ts", title: "tollgate: effect and-then" });
+    expect(outputs).toMatchObject({
+      decision: "open",
+      "applied-count": "1",
+      "pending-count": "0",
+      "add-paths": ":(literal)src/a.ts",
+      title: "tollgate: effect and-then",
+    });
     expect(outputs["commit-message"]).toMatch(/\n\nTollgate-Campaign: tollgate\/effect-and-then$/);
     expect(outputs["body-path"]).toMatch(/body\.md$/);
     expect(body).toContain("**1 applied** · 1 file changed (+1 −1)");
@@ -69,12 +105,20 @@ describe("tollgate campaign pr: open, update or skip a repository's pull request
   it("pending only: skip (nothing awaiting approval is ever applied), the reason names the patch", async () => {
     const { run, outputs } = await job({ "lib/b.ts": MAPPED, "src/.keep": "" }, { recipe: RECIPE_TWO });
     expect(run.code).toBe(1);
-    expect(outputs).toMatchObject({ decision: "skip", reason: "nothing was applied; 1 action awaits approval (see the patch artifact)", "pending-count": "1", "add-paths": "" });
+    expect(outputs).toMatchObject({
+      decision: "skip",
+      reason: "nothing was applied; 1 action awaits approval (see the patch artifact)",
+      "pending-count": "1",
+      "add-paths": "",
+    });
   });
 
   it("a branch holding a commit the campaign did not make: skip, left alone, and reported", async () => {
     let sha = "";
-    const { outputs, pr, json } = await job({ "src/a.ts": MAPPED }, { before: async (bare) => void (sha = await pushBranch(bare, "tollgate/effect-and-then", "hand fix")) });
+    const { outputs, pr, json } = await job(
+      { "src/a.ts": MAPPED },
+      { before: async (bare) => void (sha = await pushBranch(bare, "tollgate/effect-and-then", "hand fix")) },
+    );
     expect(outputs.decision).toBe("skip");
     expect(outputs["foreign-count"]).toBe("1");
     expect(outputs.reason).toBe(`branch tollgate/effect-and-then holds 1 commit the campaign did not make (${sha.slice(0, 12)} hand fix): left alone`);
@@ -84,10 +128,24 @@ describe("tollgate campaign pr: open, update or skip a repository's pull request
 
   it("a branch holding only the campaign's own commits: update", async () => {
     const message = "tollgate: effect and-then\n\nApplied by tollgate.\n\nTollgate-Campaign: tollgate/effect-and-then";
-    const { outputs } = await job({ "src/a.ts": MAPPED }, { before: async (bare) => { await pushBranch(bare, "tollgate/effect-and-then", message); } });
+    const { outputs } = await job(
+      { "src/a.ts": MAPPED },
+      {
+        before: async (bare) => {
+          await pushBranch(bare, "tollgate/effect-and-then", message);
+        },
+      },
+    );
     expect(outputs).toMatchObject({ decision: "update", "foreign-count": "0", "add-paths": ":(literal)src/a.ts" });
     // the trailer of another campaign's branch does not make the commit this one's
-    const other = await job({ "src/a.ts": MAPPED }, { before: async (bare) => { await pushBranch(bare, "tollgate/effect-and-then", message.replace(/then$/, "then-2")); } });
+    const other = await job(
+      { "src/a.ts": MAPPED },
+      {
+        before: async (bare) => {
+          await pushBranch(bare, "tollgate/effect-and-then", message.replace(/then$/, "then-2"));
+        },
+      },
+    );
     expect(other.outputs.decision).toBe("skip");
   });
 
@@ -108,7 +166,9 @@ describe("tollgate campaign pr: open, update or skip a repository's pull request
     expect(outputs.decision).toBe("open");
     expect(body.length).toBeLessThanOrEqual(MAX_BODY_CHARS);
     expect(body.length).toBeGreaterThan(MAX_BODY_CHARS - 4096);
-    expect(body).toMatch(/_Cut to GitHub's 65,536-character limit; the full summary and every diff are in \[the report artifact\]\(https:\/\/github\.com\/acme\/campaign\/actions\/runs\/1\/artifacts\/3\)\._\n$/);
+    expect(body).toMatch(
+      /_Cut to GitHub's 65,536-character limit; the full summary and every diff are in \[the report artifact\]\(https:\/\/github\.com\/acme\/campaign\/actions\/runs\/1\/artifacts\/3\)\._\n$/,
+    );
     const fences = body.split("\n").filter((l) => /^`{3,}/.test(l));
     expect(fences.length % 2).toBe(0);
     expect(body.split("<details>").length).toBe(body.split("</details>").length);

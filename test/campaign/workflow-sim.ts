@@ -13,7 +13,17 @@ import { readOutputs } from "./helpers.js";
  * local git repositories and directories. Expressions: context paths, literals, ==, !=, !, &&,
  * ||, parentheses, cancelled()/success()/failure()/always().
  */
-export type Step = { id?: string; name?: string; uses?: string; run?: string; shell?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string; "working-directory"?: string };
+export type Step = {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  with?: Record<string, unknown>;
+  if?: string;
+  "working-directory"?: string;
+};
 export type Context = Record<string, unknown>;
 
 export const load = async (file: string) => parse(await readFile(path.join(REPO_ROOT, file), "utf8"));
@@ -112,7 +122,12 @@ export interface Runner {
 }
 
 /** Runs a `run:` script exactly as GitHub runs a `shell: bash` step. */
-export async function shellStep(r: Runner, script: string, env: Record<string, string>, cwd = r.workspace): Promise<{ code: number; outputs: Record<string, string>; stdout: string; stderr: string }> {
+export async function shellStep(
+  r: Runner,
+  script: string,
+  env: Record<string, string>,
+  cwd = r.workspace,
+): Promise<{ code: number; outputs: Record<string, string>; stdout: string; stderr: string }> {
   await mkdir(r.temp, { recursive: true });
   const file = path.join(r.temp, `step-${Math.random().toString(36).slice(2)}.sh`);
   const output = `${file}.out`;
@@ -122,7 +137,18 @@ export async function shellStep(r: Runner, script: string, env: Record<string, s
     cwd,
     reject: false,
     extendEnv: false,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CI: "true", GITHUB_ACTIONS: "true", RUNNER_TEMP: r.temp, RUNNER_OS: "Linux", GITHUB_WORKSPACE: r.workspace, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: path.join(r.temp, "step-summary.md"), ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/root",
+      CI: "true",
+      GITHUB_ACTIONS: "true",
+      RUNNER_TEMP: r.temp,
+      RUNNER_OS: "Linux",
+      GITHUB_WORKSPACE: r.workspace,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: path.join(r.temp, "step-summary.md"),
+      ...env,
+    },
   });
   r.log.push(res.stdout, res.stderr);
   return { code: res.exitCode ?? 1, outputs: await readOutputs(output), stdout: res.stdout, stderr: res.stderr };
@@ -143,7 +169,12 @@ async function actionStep(r: Runner, inputs: Record<string, string>): Promise<{ 
     if (!s.run || /npm ci/.test(s.run)) continue;
     const ctx = { inputs: withDefaults, steps, github: { action_path: REPO_ROOT } };
     if (s.if !== undefined && !condition(s.if, ctx, status)) continue;
-    const res = await shellStep(r, s.run, { GITHUB_ACTION_PATH: REPO_ROOT, ...evalMap(s.env, ctx, status) }, s["working-directory"] ? interpolate(s["working-directory"], ctx) : r.workspace);
+    const res = await shellStep(
+      r,
+      s.run,
+      { GITHUB_ACTION_PATH: REPO_ROOT, ...evalMap(s.env, ctx, status) },
+      s["working-directory"] ? interpolate(s["working-directory"], ctx) : r.workspace,
+    );
     if (s.id) steps[s.id] = { outputs: res.outputs };
     if (res.code !== 0) return { code: res.code, outputs: mapOutputs(action, steps) };
   }
@@ -170,7 +201,10 @@ async function checkout(r: Runner, w: Record<string, string>): Promise<number> {
 async function upload(r: Runner, w: Record<string, string>): Promise<{ code: number; outputs: Record<string, string> }> {
   const dir = path.join(r.artifacts, w.name!);
   const src = w.path!;
-  const exists = await readFile(src).then(() => true, () => false);
+  const exists = await readFile(src).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return { code: w["if-no-files-found"] === "ignore" ? 0 : 1, outputs: {} };
   await mkdir(dir, { recursive: true });
   await cp(src, path.join(dir, path.basename(src)));
@@ -190,7 +224,10 @@ async function createPullRequest(r: Runner, w: Record<string, string>, repositor
   const git = (...args: string[]) => execa("git", ["-c", "user.name=github-actions[bot]", "-c", "user.email=bot@example.com", ...args], { cwd });
   const existed = (await execa("git", ["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${w.branch}`], { cwd, reject: false })).exitCode === 0;
   await git("checkout", "-q", "-B", w.branch!);
-  const paths = (w["add-paths"] ?? "").split(/[\n,]+/).map((s) => s.trim()).filter((s) => s !== "");
+  const paths = (w["add-paths"] ?? "")
+    .split(/[\n,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   await git("add", ...(paths.length > 0 ? ["--", ...paths] : ["-A"]));
   await git("commit", "-q", "-m", w["commit-message"]!);
   await git("push", "-q", "--force", "origin", `HEAD:refs/heads/${w.branch}`);
@@ -202,7 +239,11 @@ async function createPullRequest(r: Runner, w: Record<string, string>, repositor
 }
 
 /** Runs one job's steps in order, as GitHub does, with `ctx` (inputs, matrix, needs, secrets, github, runner). */
-export async function runJob(r: Runner, job: { steps: Step[] }, ctx: Context): Promise<{ failed: boolean; steps: Record<string, { outputs: Record<string, string>; outcome: string }> }> {
+export async function runJob(
+  r: Runner,
+  job: { steps: Step[] },
+  ctx: Context,
+): Promise<{ failed: boolean; steps: Record<string, { outputs: Record<string, string>; outcome: string }> }> {
   const steps: Record<string, { outputs: Record<string, string>; outcome: string }> = {};
   const status = { failed: false };
   const full = { ...ctx, steps };

@@ -44,15 +44,26 @@ describe("the campaign workflow and its caller", () => {
     const wf = await load(WORKFLOW);
     const call = wf.on.workflow_call;
     expect(Object.keys(call.inputs)).toEqual(["recipe", "policy", "repositories", "branch", "draft", "max-parallel", "args"]);
-    expect(call.inputs).toMatchObject({ branch: { type: "string", default: "" }, draft: { type: "boolean", default: false }, "max-parallel": { type: "number" } });
+    expect(call.inputs).toMatchObject({
+      branch: { type: "string", default: "" },
+      draft: { type: "boolean", default: false },
+      "max-parallel": { type: "number" },
+    });
     expect(Object.keys(call.secrets)).toEqual(["token"]);
     expect(wf.permissions).toEqual({});
     for (const [name, job] of Object.entries<{ permissions?: Record<string, string> }>(wf.jobs)) {
       expect(job.permissions, name).toBeDefined();
-      expect(Object.values(job.permissions!).filter((p) => p !== "read"), name).toEqual([]);
+      expect(
+        Object.values(job.permissions!).filter((p) => p !== "read"),
+        name,
+      ).toEqual([]);
     }
     const run = wf.jobs.run;
-    expect(run.strategy).toEqual({ "fail-fast": false, "max-parallel": "${{ inputs.max-parallel }}", matrix: { repository: "${{ fromJSON(needs.repositories.outputs.list) }}" } });
+    expect(run.strategy).toEqual({
+      "fail-fast": false,
+      "max-parallel": "${{ inputs.max-parallel }}",
+      matrix: { repository: "${{ fromJSON(needs.repositories.outputs.list) }}" },
+    });
     expect(wf.jobs.repositories.steps.find((s: Step) => s.id === "list").run).toContain('[ "$count" -le 256 ]');
   });
 
@@ -61,7 +72,9 @@ describe("the campaign workflow and its caller", () => {
     const steps: Step[] = wf.jobs.run.steps;
     const target = steps.findIndex((s) => s.uses?.startsWith("actions/checkout@") && s.with?.repository);
     const push = steps.findIndex((s) => s.uses?.startsWith("peter-evans/create-pull-request@"));
-    const secretUses = strings(wf).filter(([, v]) => v.includes("secrets.")).map(([at, v]) => `${at}=${v}`);
+    const secretUses = strings(wf)
+      .filter(([, v]) => v.includes("secrets."))
+      .map(([at, v]) => `${at}=${v}`);
     expect(secretUses).toEqual([`jobs.run.steps[${target}].with.token=\${{ secrets.token }}`, `jobs.run.steps[${push}].with.token=\${{ secrets.token }}`]);
     const all = [...Object.values<{ steps: Step[] }>(wf.jobs).flatMap((j) => j.steps)];
     for (const s of all.filter((s) => s.uses?.startsWith("actions/checkout@"))) expect(s.with?.["persist-credentials"]).toBe(false);
@@ -112,7 +125,10 @@ describe("the repository list step, under GitHub's bash", () => {
       ['["acme/api", 3]', "not a JSON array of owner/name strings"],
       ['{"a": 1}', '{"a": 1} is neither a JSON array nor a file of the calling repository'],
       ["nowhere.txt", "nowhere.txt is neither a JSON array nor a file of the calling repository"],
-      [JSON.stringify(Array.from({ length: 257 }, (_, i) => `acme/r${i}`)), "257 repositories: one run's matrix holds at most 256; split the list into runs of at most 256"],
+      [
+        JSON.stringify(Array.from({ length: 257 }, (_, i) => `acme/r${i}`)),
+        "257 repositories: one run's matrix holds at most 256; split the list into runs of at most 256",
+      ],
     ];
     for (const [input, message] of cases) {
       const r = await list(input);
@@ -134,7 +150,9 @@ describe("a campaign run end to end against local bare repositories", () => {
     });
     const remotes: Record<string, string> = {};
     // acme/api: one change applied, one awaiting approval; the target carries a recipe of its own, which is never read
-    remotes["acme/api"] = (await remoteAndCheckout({ "src/a.ts": MAPPED, "lib/b.ts": MAPPED, ".github/tollgate/recipe.yaml": "version: 1\nsteps: []\n" }, root)).bare;
+    remotes["acme/api"] = (
+      await remoteAndCheckout({ "src/a.ts": MAPPED, "lib/b.ts": MAPPED, ".github/tollgate/recipe.yaml": "version: 1\nsteps: []\n" }, root)
+    ).bare;
     // acme/web: the campaign branch holds someone's commit
     remotes["acme/web"] = (await remoteAndCheckout({ "src/a.ts": MAPPED, "lib/.keep": "" }, root)).bare;
     const foreign = await pushBranch(remotes["acme/web"], "tollgate/effect-and-then", "a fix by hand");
@@ -150,8 +168,21 @@ describe("a campaign run end to end against local bare repositories", () => {
     const artifacts = path.join(root, `artifacts-${label}`);
     await mkdir(artifacts, { recursive: true });
     const pulls = new Map();
-    const runner = (name: string): Runner => ({ workspace: path.join(root, `${label}-${name}`), temp: path.join(root, `${label}-${name}-tmp`), remotes, caller: path.join(root, "caller"), artifacts, pulls, log: [] });
-    const ctx = (extra: Context): Context => ({ inputs: base, secrets: { token: "ghs_campaign_token" }, github: { server_url: "https://github.com", repository: "acme/campaign", run_id: "1" }, ...extra });
+    const runner = (name: string): Runner => ({
+      workspace: path.join(root, `${label}-${name}`),
+      temp: path.join(root, `${label}-${name}-tmp`),
+      remotes,
+      caller: path.join(root, "caller"),
+      artifacts,
+      pulls,
+      log: [],
+    });
+    const ctx = (extra: Context): Context => ({
+      inputs: base,
+      secrets: { token: "ghs_campaign_token" },
+      github: { server_url: "https://github.com", repository: "acme/campaign", run_id: "1" },
+      ...extra,
+    });
     const prepare = runner("repositories");
     await mkdir(prepare.workspace, { recursive: true });
     const listed = await runJob(prepare, wf.jobs.repositories, ctx({}));
@@ -171,7 +202,8 @@ describe("a campaign run end to end against local bare repositories", () => {
     return { legs, pulls, merged, stepSummary, summaryLog: summary.log.join("\n"), artifacts };
   }
 
-  const branchHead = async (bare: string, branch: string) => (await execa("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: bare, reject: false })).stdout.trim();
+  const branchHead = async (bare: string, branch: string) =>
+    (await execa("git", ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: bare, reject: false })).stdout.trim();
 
   it("opens one pull request where something was applied, leaves a foreign branch alone, skips the rest, and reports every repository", async () => {
     const { root, remotes, foreign } = await setup();
@@ -201,7 +233,9 @@ describe("a campaign run end to end against local bare repositories", () => {
     expect(web.steps.pr!.outputs.decision).toBe("skip");
     expect(web.steps.push!.outcome).toBe("skipped");
     expect(await branchHead(remotes["acme/web"]!, "tollgate/effect-and-then")).toBe(foreign);
-    expect(web.log.join("\n")).toContain("::warning title=tollgate campaign::acme/web: branch tollgate/effect-and-then holds 1 commit the campaign did not make");
+    expect(web.log.join("\n")).toContain(
+      "::warning title=tollgate campaign::acme/web: branch tollgate/effect-and-then holds 1 commit the campaign did not make",
+    );
 
     // acme/docs: nothing applied, no pull request; acme/gone: its checkout fails, no report
     expect(first.legs["acme/docs"]!.steps.pr!.outputs).toMatchObject({ decision: "skip", reason: "nothing was applied" });

@@ -23,7 +23,7 @@ export async function readRepositoryList(value: string): Promise<string[]> {
       text = await readFile(value, "utf8");
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(`${value}: cannot read the repository list (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
+      throw new InputError(`${value}: cannot read the repository list (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
     }
   }
   const { repositories, issues } = parseRepositoryList(text, inline ? "--repositories" : value);
@@ -41,7 +41,9 @@ export async function readPullRequestMaps(files: readonly string[]): Promise<Map
       data = parse(await readFile(file, "utf8"));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(`${file}: cannot read the pull request map (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message.split("\n")[0]})`);
+      throw new InputError(
+        `${file}: cannot read the pull request map (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message.split("\n")[0])})`,
+      );
     }
     if (data === null || data === undefined) continue;
     if (typeof data !== "object" || Array.isArray(data)) throw new InputError(`${file}: not a map of repository to pull request URL`);
@@ -93,20 +95,22 @@ function prFlags<T>(y: Argv<T>) {
 
 /** `tollgate campaign pr`: whether to open, update or skip one repository's pull request, and its body. */
 async function pullRequest(args: PrArgs): Promise<number> {
-  const [{ readFile }, path, { asReport }, { planPullRequest, readBranchState }, { branchProblem, defaultBranch }, { writeFileAtomicText }] = await Promise.all([
-    import("node:fs/promises"),
-    import("node:path"),
-    import("../../shard/merge.js"),
-    import("../../campaign/pull-request.js"),
-    import("../../campaign/repositories.js"),
-    import("../../report/write.js"),
-  ]);
+  const [{ readFile }, path, { asReport }, { planPullRequest, readBranchState }, { branchProblem, defaultBranch }, { writeFileAtomicText }] = await Promise.all(
+    [
+      import("node:fs/promises"),
+      import("node:path"),
+      import("../../shard/merge.js"),
+      import("../../campaign/pull-request.js"),
+      import("../../campaign/repositories.js"),
+      import("../../report/write.js"),
+    ],
+  );
   let data: unknown;
   try {
     data = JSON.parse(await readFile(args.report, "utf8"));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${args.report}: cannot read report (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
+    throw new InputError(`${args.report}: cannot read report (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
   }
   const report = asReport(args.report, data);
   const branch = args.branch?.trim() || defaultBranch(report.run.recipe);
@@ -114,13 +118,20 @@ async function pullRequest(args: PrArgs): Promise<number> {
   if (problem) throw new InputError(`--branch ${JSON.stringify(branch)}: not a branch name git accepts (${problem})`);
   const cwd = path.resolve(args.cwd ?? ".");
   const state = await readBranchState(cwd, branch);
-  const links = { ...(args["patch-url"] ? { patchUrl: args["patch-url"] } : {}), ...(args["report-url"] ? { reportUrl: args["report-url"] } : {}), ...(args["run-url"] ? { runUrl: args["run-url"] } : {}) };
+  const links = {
+    ...(args["patch-url"] ? { patchUrl: args["patch-url"] } : {}),
+    ...(args["report-url"] ? { reportUrl: args["report-url"] } : {}),
+    ...(args["run-url"] ? { runUrl: args["run-url"] } : {}),
+  };
   const plan = planPullRequest(report, state, { branch, ...links });
   await writeFileAtomicText(args.body, plan.body);
   const env = process.env;
   if (env.GITHUB_OUTPUT) {
     const [{ appendFile }, { randomBytes }] = await Promise.all([import("node:fs/promises"), import("node:crypto")]);
-    await appendFile(env.GITHUB_OUTPUT, githubOutputLines(prOutputs(plan, path.resolve(args.body)), () => `ghadelim_${randomBytes(16).toString("hex")}`));
+    await appendFile(
+      env.GITHUB_OUTPUT,
+      githubOutputLines(prOutputs(plan, path.resolve(args.body)), () => `ghadelim_${randomBytes(16).toString("hex")}`),
+    );
   }
   if (plan.foreign.length > 0 && env.GITHUB_ACTIONS === "true") {
     const { command } = await import("../../github/escape.js");

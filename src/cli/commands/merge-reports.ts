@@ -28,10 +28,24 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
         .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 for GitHub code scanning to FILE" })
-        .option("cwd", { type: "string", describe: "Workspace the shards ran in, for --patch (default: the first report's, else .); with --by-repository, the directory holding each repository at owner/name" })
-        .option("by-repository", { type: "boolean", describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository" })
-        .option("repositories", { type: "string", describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed" })
-        .option("pull-requests", { type: "string", array: true, describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)" })
+        .option("cwd", {
+          type: "string",
+          describe:
+            "Workspace the shards ran in, for --patch (default: the first report's, else .); with --by-repository, the directory holding each repository at owner/name",
+        })
+        .option("by-repository", {
+          type: "boolean",
+          describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository",
+        })
+        .option("repositories", {
+          type: "string",
+          describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed",
+        })
+        .option("pull-requests", {
+          type: "string",
+          array: true,
+          describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)",
+        })
         .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }),
     handler: async (args) => {
       if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
@@ -59,7 +73,7 @@ async function readReports(files: readonly string[], spill: SpillStore): Promise
       data = await readJsonStreamed(file, STREAMED, (key, value) => (key === "outcomes" ? spillDiff(value, spill) : value));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : code ?? (err as Error).message})`);
+      throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
     }
     inputs.push({ file, report: asReport(file, data) });
   }
@@ -90,13 +104,20 @@ async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
     const rebuilt = rebuildPreviews(merged, read, spill);
     if (!byRepository) for (const p of rebuilt.skipped) process.stderr.write(`tollgate: --patch: ${p} left out: it is not as the shard saw it\n`);
     // A campaign's repositories are seldom checked out side by side: one line, not one per file.
-    else if (rebuilt.skipped.length > 0) process.stderr.write(`tollgate: --patch: ${rebuilt.skipped.length} file(s) left out: not under ${root}/<owner>/<name> as the repositories' runs saw them (each repository's own patch is its job's artifact)\n`);
+    else if (rebuilt.skipped.length > 0)
+      process.stderr.write(
+        `tollgate: --patch: ${rebuilt.skipped.length} file(s) left out: not under ${root}/<owner>/<name> as the repositories' runs saw them (each repository's own patch is its job's artifact)\n`,
+      );
     previews = rebuilt.previews;
   }
   const s = merged.summary;
-  const parts = Object.entries(s.outcomes).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const parts = Object.entries(s.outcomes)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`);
   const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
-  process.stderr.write(`tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`);
+  process.stderr.write(
+    `tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`,
+  );
   const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
   await writeOutputs(merged, { ...args, format }, () => {}, previews);
   return merged.exitCode;
