@@ -225,8 +225,13 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
   // A zero-width piece (an empty ERROR node) stands for the character at its place.
   const pieces = [...w.errors, ...w.missing.map(([, s, e]): [number, number] => [s, e])].map(([s, e]): [number, number] => [s, Math.max(e, s + 1)]);
   const boundaries = lang === "TypeScript" ? statementBoundaries(text) : null;
-  // Only a statement whose text meets an op's prefilter requirement can hold a match of it.
-  const spans = boundaries ? suspectStatements(boundaries, text.length, pieces, holds).filter(([s, e]) => activeOps(text.slice(s, e), job, lang).length > 0) : [];
+  // Only a statement whose text meets an op's prefilter requirement can hold a match of it: the
+  // others are neither parsed alone nor listed.
+  const spans: Array<[number, number]> = [];
+  const matchless: Array<[number, number]> = [];
+  for (const span of boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : []) {
+    (activeOps(text.slice(span[0], span[1]), job, lang).length > 0 ? spans : matchless).push(span);
+  }
   const covered: Array<[number, number]> = [];
   const recovered: RawMatch[] = [];
   if (spans.length > 0) {
@@ -252,8 +257,9 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
   // anchor token in it (a lost match holds its anchor, so one of these lies in it).
   const issues = new Set<number>();
   const open: Array<[number, number]> = [];
+  const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
   for (const [s, e] of pieces) {
-    for (const [ps, pe] of uncovered(s, e, covered)) {
+    for (const [ps, pe] of uncovered(s, e, quiet)) {
       const at = holds(ps, pe);
       if (at === -1) continue;
       issues.add(at);
