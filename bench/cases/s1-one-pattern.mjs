@@ -24,7 +24,7 @@ steps:
 export const FILES = { "recipe.yaml": RECIPE, "auto.yaml": "version: 1\ndefault: auto-apply\n" };
 export const NEEDLES = ["Effect.map("];
 const sgArgs = ["run", "-p", PATTERN, "-r", REWRITE, "-l", "ts", "src"];
-const dryRun = (ws, env) => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws, env);
+const dryRun = (ws) => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(ws, "report.json")], ws);
 
 export async function run() {
   const src = effectCorpus();
@@ -34,40 +34,29 @@ export async function run() {
   const rows = [];
   const notes = [];
 
-  // Correctness first: by default every ast-grep match (plus real ones its parse loses to error
-  // recovery); TOLLGATE_PARSE=whole parses whole files as the CLI does and must equal it.
+  // Correctness first: every ast-grep match, plus real ones the CLI's parse loses to error
+  // recovery (listed).
   {
     const ws = workspace({ src }, FILES);
     const matches = astGrepJson(["run", "-p", PATTERN, "-l", "ts", "src"], ws);
     const sgFiles = new Set(matches.map((m) => m.file)).size;
     const key = (file, line, col) => `${file.replace(/^src\//, "")}:${line}:${col}`;
     const sgKeys = matches.map((m) => key(m.file, m.range.start.line + 1, m.range.start.column + 1));
-    results.matches = { astGrep: { matches: matches.length, files: sgFiles } };
-    log(`  matches: ast-grep ${matches.length} in ${sgFiles} files`);
-    for (const mode of ["regions", "whole"]) {
-      const r = dryRun(ws, { TOLLGATE_PARSE: mode });
-      const d = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8")).steps[0].details;
-      const tgKeys = new Set((d.changes ?? []).map((c) => key(c.path, c.line, c.col)));
-      const missing = sgKeys.filter((k) => !tgKeys.has(k));
-      const extra = [...tgKeys].filter((k) => !sgKeys.includes(k));
-      results.matches[mode] = { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, exit: r.status, missingFromTollgate: missing, extraInTollgate: extra };
-      const label = mode === "regions" ? "tollgate (default)" : "tollgate (TOLLGATE_PARSE=whole)";
-      log(`    ${label}: ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched})`);
-      if (mode === "whole") {
-        const same = missing.length === 0 && extra.length === 0 && d.totalReplacements === matches.length && d.filesTouched === sgFiles;
-        log(same ? `      the same ${matches.length} matches in ${sgFiles} files as ast-grep ✓` : `      ✗ differs from ast-grep: missing ${missing.join(", ") || "none"}; extra ${extra.join(", ") || "none"}`);
-        results.matches.wholeSameAsAstGrep = same;
-        if (!same) notes.push("TOLLGATE_PARSE=whole differs from ast-grep's matches");
-      } else {
-        log(missing.length === 0 ? `      every one of ast-grep's ${matches.length} matches ✓` : `      ✗ ast-grep matches tollgate misses: ${missing.join(", ")}`);
-        if (extra.length > 0) log(`      plus ${extra.length} that the whole-file parse loses to grammar error recovery: ${extra.join(", ")}`);
-        if (missing.length) notes.push(`default mode misses ${missing.length} of ast-grep's matches`);
-      }
-    }
+    const r = dryRun(ws);
+    if (r.status !== 0) throw new Error(`tollgate dry-run failed (exit ${r.status}): ${r.stderr}`);
+    const d = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8")).steps[0].details;
+    const tgKeys = new Set((d.changes ?? []).map((c) => key(c.path, c.line, c.col)));
+    const missing = sgKeys.filter((k) => !tgKeys.has(k));
+    const extra = [...tgKeys].filter((k) => !sgKeys.includes(k));
+    results.matches = { astGrep: { matches: matches.length, files: sgFiles }, tollgate: { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, missingFromTollgate: missing, extraInTollgate: extra } };
+    log(`  matches: ast-grep ${matches.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched})`);
+    log(missing.length === 0 ? `    every one of ast-grep's ${matches.length} matches ✓` : `    ✗ ast-grep matches tollgate misses: ${missing.join(", ")}`);
+    if (extra.length > 0) log(`    plus ${extra.length} that the CLI's whole-file parse loses to grammar error recovery: ${extra.join(", ")}`);
+    if (missing.length) notes.push(`tollgate misses ${missing.length} of ast-grep's matches`);
     removeWorkspace(ws);
   }
 
-  // Dry-run beside the floor, and the whole-file mode beside it (informational).
+  // Dry-run beside the floor.
   let dry;
   {
     const ws = workspace({ src }, FILES);
@@ -78,8 +67,6 @@ export async function run() {
       const s = sideBySide(RUNS, "dry-run", { peer: () => astGrep(sgArgs, ws), tollgate: () => dryRun(ws), floor: floor.run, one: () => dryRun(one) });
       dry = summarize(s.a, s.b, s);
       rows.push(row("dry-run (preview, policy, report with diffs)", dry, { maxRatio: 0.6 }));
-      const whole = alternate(RUNS, "whole-parse dry-run", (i) => ({ a: s.a[i], b: dryRun(ws, { TOLLGATE_PARSE: "whole" }) }));
-      rows.push(row("dry-run, TOLLGATE_PARSE=whole", summarize(whole.a, whole.b)));
     } finally {
       floor.dispose();
       removeWorkspace(ws);
@@ -112,7 +99,7 @@ export async function run() {
   // 10× corpus: time grows at most linearly, peak RSS < 600 MiB.
   if (process.env.BENCH_SKIP_10X !== "1") {
     const ws = workspace({ src }, FILES, 10);
-    const { a, b } = alternate(Math.max(1, Math.min(RUNS, 3)), "10x dry-run", () => ({ a: astGrep(sgArgs, ws), b: dryRun(ws) }));
+    const { a, b } = alternate(RUNS, "10x dry-run", () => ({ a: astGrep(sgArgs, ws), b: dryRun(ws) }));
     const rep = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8"));
     const s = summarize(a, b);
     const growth = s.tollgateMs / dry.tollgateMs;
