@@ -107,6 +107,12 @@ function failureOf(report: Report): string {
   return parts.length > 0 ? parts.join(", ") : `exit ${report.exitCode}`;
 }
 
+/** A campaign none of whose repositories left a report: every one failed, and the list re-runs them all. */
+export function campaignWithoutReports(repositories: readonly string[], pullRequests?: ReadonlyMap<string, string>): CampaignInfo {
+  const entries = repositories.map((name) => entryOf(name, undefined, pullRequests?.get(name) ?? null));
+  return { repositories: entries, failed: [...repositories], rerun: JSON.stringify(repositories) };
+}
+
 /**
  * Combines the reports of one recipe run in different repositories into one campaign report:
  * steps and outcomes under their repository (ids, steps, paths and diffs prefixed `owner/name/`),

@@ -155,6 +155,21 @@ describe("merge-reports --by-repository: a campaign report from many repositorie
     expect(await readFile(path.join(tree, "acme/web/lib/b.ts"), "utf8")).toBe("export const a = Effect.andThen(x, (v) => v + 1);\n");
   });
 
+  it("with a list and no report at all: every repository failed, the table and the list that re-runs them; exit 3", async () => {
+    const root = await testdir({ "list.txt": "acme/api\nacme/web\n" });
+    const r = await tollgate(["merge-reports", "--by-repository", "--repositories", "list.txt", "--summary", "s.md"], { cwd: root });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('tollgate: to re-run them, pass this repository list: ["acme/api","acme/web"]');
+    const summary = await readFile(path.join(root, "s.md"), "utf8");
+    expect(summary.split("\n").filter((l) => l.startsWith("| `acme/"))).toEqual([
+      "| `acme/api` | **failed** (no report) | · | · | · | · | · | · | · | — |",
+      "| `acme/web` | **failed** (no report) | · | · | · | · | · | · | · | — |",
+    ]);
+    const none = await tollgate(["merge-reports"], { cwd: root });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("Name at least one report to merge");
+  });
+
   it("refuses reports without a repository, two of one repository, and options without --by-repository (exit 2)", async () => {
     const { root } = await campaign();
     const api = await json(path.join(root, "reports/acme--api.json"));

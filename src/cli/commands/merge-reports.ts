@@ -9,7 +9,7 @@ import type { OutputArgs } from "../outputs.js";
 const STREAMED = new Set(["steps", "outcomes"]);
 
 interface MergeArgs extends OutputArgs {
-  reports: string[];
+  reports?: string[];
   cwd?: string;
   "by-repository"?: boolean;
   repositories?: string;
@@ -19,11 +19,11 @@ interface MergeArgs extends OutputArgs {
 /** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard or repository reports. */
 export function mergeReportsCommand(setExit: (code: number) => void): CommandModule<object, MergeArgs> {
   return {
-    command: "merge-reports <reports..>",
+    command: "merge-reports [reports..]",
     describe: "Combine shard reports (--shard i/n), or one recipe's reports from many repositories (--by-repository), into one report, summary and patch",
     builder: (y) =>
       y
-        .positional("reports", { type: "string", array: true, demandOption: true, describe: "Report files to merge" })
+        .positional("reports", { type: "string", array: true, describe: "Report files to merge" })
         .option("report", { type: "string", describe: "Write the merged JSON report to FILE" })
         .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
         .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
@@ -87,7 +87,12 @@ async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
     import("node:fs"),
     import("node:path"),
   ]);
-  const inputs = await readReports(args.reports.map(String), spill);
+  const files = (args.reports ?? []).map(String);
+  if (files.length === 0) {
+    if (args["by-repository"] && args.repositories !== undefined) return noReports(args);
+    throw new InputError("Name at least one report to merge");
+  }
+  const inputs = await readReports(files, spill);
   const merged: Report = args["by-repository"] ? await mergeCampaign(inputs, args) : mergeShards(inputs, mergeReports);
   const byRepository = Boolean(args["by-repository"]);
   const root = args.cwd !== undefined ? path.resolve(args.cwd) : !byRepository && existsSync(merged.run.cwd) ? merged.run.cwd : process.cwd();
@@ -143,4 +148,27 @@ async function mergeCampaign(inputs: Array<{ file: string; report: Report }>, ar
     process.stderr.write(`tollgate: to re-run only them, pass this repository list: ${rerun}\n`);
   }
   return merged;
+}
+
+/**
+ * `--by-repository` with a list but no report at all (every repository's job failed before its
+ * run): the campaign table says so, with the list that re-runs them all; exit 3.
+ */
+async function noReports(args: MergeArgs): Promise<number> {
+  const [{ campaignWithoutReports }, { readRepositoryList, readPullRequestMaps }, { renderCampaignTable }, { appendFile }, { writeFileAtomicText }] =
+    await Promise.all([
+      import("../../campaign/merge.js"),
+      import("./campaign.js"),
+      import("../../report/campaign.js"),
+      import("node:fs/promises"),
+      import("../../report/write.js"),
+    ]);
+  const repositories = await readRepositoryList(args.repositories!);
+  const info = campaignWithoutReports(repositories, await readPullRequestMaps((args["pull-requests"] ?? []).map(String)));
+  const text = ["## tollgate campaign: no report to merge", "", ...renderCampaignTable(info)].join("\n");
+  if (args.summary) await writeFileAtomicText(args.summary, text);
+  if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${text}\n`);
+  process.stderr.write(`tollgate: no report to merge: all ${repositories.length} repositories of the list failed\n`);
+  process.stderr.write(`tollgate: to re-run them, pass this repository list: ${info.rerun}\n`);
+  return 3;
 }
