@@ -3,16 +3,27 @@
  * ast_grep, ast_edit and ast_scan's plain-pattern rules) and ast_scan's evaluated matches of the
  * rules that apply to a file.
  */
-import type { MatchResult } from "../tools/ast/engine.js";
 import type { AnswerCodec } from "./store.js";
 
 type Range = [number, number];
 
 /**
  * What the engine found in one file: its ops' matches (with the captures rewrites need) and
- * where a syntax error may hide a match.
+ * where a syntax error may hide a match. Offsets are UTF-16 indices into the file's text. The
+ * shape is the engine's per-file result, declared here so the cache depends on no tool.
  */
-export type EngineAnswer = Pick<MatchResult, "matches" | "issues" | "hadErrors">;
+export interface EngineAnswer {
+  matches: Array<{
+    op: number;
+    start: number;
+    end: number;
+    captures: Record<string, Range | null>;
+    bad?: boolean;
+    literals?: Range[];
+  }>;
+  issues: number[];
+  hadErrors?: boolean;
+}
 
 /** What one file gave each applicable rule (in the order the rules were given): matches with message and fix, and those resting on a syntax error. */
 export type ScanAnswer = Array<{

@@ -5,7 +5,6 @@
  */
 import { sha256Hex } from "./digest.js";
 import { engineCodec, scanCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
-import type { ScanRule } from "../tools/scan/types.js";
 import type { JobView, ResultStore } from "./store.js";
 
 export type { EngineAnswer, ScanAnswer } from "./answers.js";
@@ -51,10 +50,13 @@ export class ResultCache {
    * to a file (which depends on its path through `files`/`ignores`), whole but for where they were
    * read from.
    */
-  scan(rules: readonly ScanRule[]): ScanFileCache | undefined {
+  scan(rules: readonly object[]): ScanFileCache | undefined {
     const view: JobView<ScanAnswer> | undefined = this.store.view(
       "scan",
-      rules.map(({ origin: _origin, ...rule }) => rule),
+      rules.map((r) => {
+        const { origin: _origin, ...rule } = r as { origin?: unknown };
+        return rule;
+      }),
       scanCodec,
     );
     return view && { get: (lang, content) => view.get(lang, content), put: (lang, content, answer) => view.put(lang, content, answer) };

@@ -20,7 +20,8 @@ describe("action.yml and examples/github (structure)", () => {
     expect(action.runs.using).toBe("composite");
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(["recipe", "policy", "mode", "args", "node-version", "fail-on-changes"]));
     for (const [name, input] of Object.entries<{ description?: string }>(action.inputs)) expect(input.description, name).toBeTruthy();
-    for (const out of ["changed", "pending-count", "report", "sarif", "error-count"]) expect(action.outputs[out].value).toBe(`\${{ steps.run.outputs.${out} }}`);
+    for (const out of ["changed", "pending-count", "report", "sarif", "error-count"])
+      expect(action.outputs[out].value).toBe(`\${{ steps.run.outputs.${out} }}`);
     for (const script of runs(action)) expect(script).not.toContain("${{");
     const steps: Step[] = action.runs.steps;
     for (const s of steps) if (s.run) expect(s.shell).toBe("bash");
@@ -66,10 +67,20 @@ describe("action.yml and examples/github (structure)", () => {
 
   it("the action's run script works against this checkout: outputs, patch, fail-on-changes", async () => {
     const action = await load("action.yml");
-    const script: string = action.runs.steps.find((s: Step) => s.id === "run").run;
+    const step: Step = action.runs.steps.find((s: Step) => s.id === "run");
+    const script = step.run!;
+    // GitHub sets every env key the step declares: an input's expression gives its declared default.
+    const inputs: Record<string, { default?: string }> = action.inputs;
+    const declared = Object.fromEntries(
+      Object.entries(step.env ?? {}).map(([k, v]) => {
+        const input = /^\$\{\{ inputs\.([\w-]+) \}\}$/.exec(v)?.[1];
+        return [k, input ? (inputs[input]?.default ?? "") : ""];
+      }),
+    );
     const dir = await testdir({
       "a.ts": "const a = Effect.map(x, f);\n",
-      "recipe.yaml": "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n",
+      "recipe.yaml":
+        "version: 1\nsteps:\n  - tool: ast_edit\n    with: { ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: . }\n",
       "tmp/.keep": "",
       "policy.yaml": "version: 1\ndefault: require-approval\n",
     });
@@ -87,6 +98,8 @@ describe("action.yml and examples/github (structure)", () => {
           RUNNER_TEMP: path.join(dir, "tmp"),
           GITHUB_OUTPUT: path.join(dir, output),
           GITHUB_STEP_SUMMARY: path.join(dir, "summary.md"),
+          ...declared,
+          TOLLGATE_CACHE_DIR: path.join(dir, "tmp/tollgate-results"),
           TOLLGATE_COMMAND: "check",
           TOLLGATE_RECIPE: "recipe.yaml",
           TOLLGATE_POLICY: "",
