@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TOOL_LOAD_TIMEOUT_MS } from "../../src/recipe/load.js";
+import { DEFAULT_TOOL_LOAD_TIMEOUT_MS, parseRecipe } from "../../src/recipe/load.js";
 import { RecipeSchema } from "../../src/recipe/schema.js";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
@@ -26,15 +26,10 @@ describe("toolLoadTimeout", () => {
     expect(v.stderr).toMatch(/never\.mjs: Failed to load tool: the factory did not settle within 400 ms/);
   });
 
-  it(`without the key the default (${DEFAULT_TOOL_LOAD_TIMEOUT_MS} ms) ends it`, { timeout: 90_000 }, async () => {
-    const dir = await testdir({ "never.mjs": NEVER, "r.yaml": recipe("") });
-    const started = Date.now();
-    const r = await tollgate(["run", "r.yaml"], { cwd: dir, timeoutMs: 80_000 });
-    const took = Date.now() - started;
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`never.mjs: Failed to load tool: the factory did not settle within ${DEFAULT_TOOL_LOAD_TIMEOUT_MS} ms (recipe toolLoadTimeout)`);
-    expect(took).toBeGreaterThanOrEqual(DEFAULT_TOOL_LOAD_TIMEOUT_MS);
-    expect(took).toBeLessThan(DEFAULT_TOOL_LOAD_TIMEOUT_MS + 30_000);
+  it(`without the key a recipe's bound is the default, ${DEFAULT_TOOL_LOAD_TIMEOUT_MS} ms (the bound the CLI honours above)`, () => {
+    expect(DEFAULT_TOOL_LOAD_TIMEOUT_MS).toBe(30_000);
+    expect(parseRecipe("r.yaml", recipe("")).recipe.toolLoadTimeout).toBe(DEFAULT_TOOL_LOAD_TIMEOUT_MS);
+    expect(parseRecipe("r.yaml", recipe("toolLoadTimeout: 400\n")).recipe.toolLoadTimeout).toBe(400);
   });
 
   it("the recipe schema documents the key and its default; a bad value is refused at its position", async () => {

@@ -1,7 +1,7 @@
-// A run whose change is far larger than its heap: 2,000 generated files of ~100 KB, one edit in
-// each, through the real CLI in a child process under --max-old-space-size. Whole before/after
-// texts per pending action (the old design) would need ~400 MB of strings; edits, spilled diffs
-// and outputs assembled piece by piece need a few MB.
+// A run whose change is far larger than its heap: 1,000 generated files of ~100 KB, one edit in
+// each, through the real CLI in a child process under --max-old-space-size. Keeping whole
+// before/after texts per pending action would need ~200 MB of strings, three times the heap;
+// edits, spilled diffs and outputs assembled piece by piece need a few MB.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Value } from "@sinclair/typebox/value";
@@ -12,9 +12,9 @@ import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { schemaText } from "../../src/schema/emit.js";
 import { REPO_ROOT, gitdir } from "../helpers/testdir.js";
 
-const FILES = 2000;
+const FILES = 1000;
 const LINE = "export const value_0000 = compute(alpha, beta, gamma) + 1; // filler filler filler\n";
-const HEAP_MB = 96;
+const HEAP_MB = 64;
 const MAX_RSS_MB = 300;
 
 function fileText(i: number): string {
@@ -25,84 +25,85 @@ function fileText(i: number): string {
 }
 
 describe("bounded memory", () => {
-  it(
-    `2,000 files of 100 KB, an edit in each, under a ${HEAP_MB} MB heap: report, patch and summary`,
-    async () => {
-      const dir = await gitdir({});
-      await mkdir(path.join(dir, "src"), { recursive: true });
-      const steps: string[] = [];
-      let bytes = 0;
-      for (let i = 0; i < FILES; i++) {
-        const text = fileText(i);
-        bytes += text.length;
-        await writeFile(path.join(dir, "src", `f${i}.ts`), text);
-        steps.push(`  - tool: edit\n    with: { path: src/f${i}.ts, oldText: "legacyCall(${i})", newText: "modernCall(${i})" }`);
-      }
-      expect(bytes).toBeGreaterThan(190_000_000);
-      await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n${steps.join("\n")}\n`);
-      const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"], dir);
-      expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
-      expect(r.exitCode).toBe(0);
+  it(`1,000 files of 100 KB, an edit in each, under a ${HEAP_MB} MB heap: report, patch and summary`, async () => {
+    const dir = await gitdir({});
+    await mkdir(path.join(dir, "src"), { recursive: true });
+    const steps: string[] = [];
+    let bytes = 0;
+    for (let i = 0; i < FILES; i++) {
+      const text = fileText(i);
+      bytes += text.length;
+      await writeFile(path.join(dir, "src", `f${i}.ts`), text);
+      steps.push(`  - tool: edit\n    with: { path: src/f${i}.ts, oldText: "legacyCall(${i})", newText: "modernCall(${i})" }`);
+    }
+    expect(bytes).toBeGreaterThan(95_000_000);
+    await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n${steps.join("\n")}\n`);
+    const r = await cliUnderHeap(
+      HEAP_MB,
+      ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"],
+      dir,
+    );
+    expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
+    expect(r.exitCode).toBe(0);
 
-      const peakMiB = r.peakMiB;
-      console.log(`bounded-memory figures: ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
-      expect(peakMiB).toBeLessThan(MAX_RSS_MB);
+    const peakMiB = r.peakMiB;
+    console.log(`bounded-memory figures: ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
+    expect(peakMiB).toBeLessThan(MAX_RSS_MB);
 
-      // The report: one valid JSON document, against the shipped schema (the committed file is
-      // the TypeBox definition checked here: the drift test in test/report/schema.test.ts).
-      expect(await readFile(path.join(REPO_ROOT, "schema", "report.schema.json"), "utf8")).toBe(schemaText("report"));
-      const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
-      expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
-      expect(report.outcomes).toHaveLength(FILES);
-      expect(report.summary.outcomes["dry-run"]).toBe(FILES);
-      const sample = report.outcomes.find((o) => o.files[0]?.path === "src/f7.ts")!;
-      expect(sample.diff).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
-      expect(sample.files[0]).toMatchObject({ change: "modified", additions: 1, deletions: 1 });
+    // The report: one valid JSON document, against the shipped schema (the committed file is
+    // the TypeBox definition checked here: the drift test in test/report/schema.test.ts).
+    expect(await readFile(path.join(REPO_ROOT, "schema", "report.schema.json"), "utf8")).toBe(schemaText("report"));
+    const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
+    expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
+    expect(report.outcomes).toHaveLength(FILES);
+    expect(report.summary.outcomes["dry-run"]).toBe(FILES);
+    const sample = report.outcomes.find((o) => o.files[0]?.path === "src/f7.ts")!;
+    expect(sample.diff).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
+    expect(sample.files[0]).toMatchObject({ change: "modified", additions: 1, deletions: 1 });
 
-      // The patch holds every file's change and applies to the tree as it is.
-      const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
-      expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
-      const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
-      expect(check.stderr).toBe("");
-      expect(check.exitCode).toBe(0);
+    // The patch holds every file's change and applies to the tree as it is.
+    const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
+    expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
+    const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
+    expect(check.stderr).toBe("");
+    expect(check.exitCode).toBe(0);
 
-      const summary = await readFile(path.join(dir, "out/summary.md"), "utf8");
-      expect(summary).toContain("dry-run");
-      expect(Buffer.byteLength(summary)).toBeLessThan(1024 * 1024);
-      // Nothing of the run's spill is left behind.
-      const { readdir } = await import("node:fs/promises");
-      expect((await readdir(path.join(dir, ".tollgate")).catch(() => [])).filter((n) => n !== ".gitignore")).toEqual([]);
-    },
-    300_000,
-  );
+    const summary = await readFile(path.join(dir, "out/summary.md"), "utf8");
+    expect(summary).toContain("dry-run");
+    expect(Buffer.byteLength(summary)).toBeLessThan(1024 * 1024);
+    // Nothing of the run's spill is left behind.
+    const { readdir } = await import("node:fs/promises");
+    expect((await readdir(path.join(dir, ".tollgate")).catch(() => [])).filter((n) => n !== ".gitignore")).toEqual([]);
+  }, 300_000);
 
-  it(
-    `one ast_edit step over 2,000 files of 100 KB, a match in each, under a ${HEAP_MB} MB heap: the engine streams, nothing keeps a text`,
-    async () => {
-      const dir = await gitdir({});
-      await mkdir(path.join(dir, "src"), { recursive: true });
-      let bytes = 0;
-      for (let i = 0; i < FILES; i++) {
-        const text = fileText(i);
-        bytes += text.length;
-        await writeFile(path.join(dir, "src", `f${i}.ts`), text);
-      }
-      await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts, path: src, ops: [{ pat: "legacyCall($A)", out: "modernCall($A)" }] }\n`);
-      const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], dir);
-      expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
-      expect(r.exitCode).toBe(0);
-      const peakMiB = r.peakMiB;
-      console.log(`bounded-memory figures (ast_edit): ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
-      expect(peakMiB).toBeLessThan(MAX_RSS_MB);
-      const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
-      expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
-      expect(report.steps[0]!.details).toMatchObject({ totalReplacements: FILES, filesTouched: FILES });
-      const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
-      expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
-      expect(patch).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
-      const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
-      expect(check.stderr).toBe("");
-    },
-    300_000,
-  );
+  it(`one ast_edit step over 1,000 files of 100 KB, a match in each, under a ${HEAP_MB} MB heap: the engine streams, nothing keeps a text`, async () => {
+    const dir = await gitdir({});
+    await mkdir(path.join(dir, "src"), { recursive: true });
+    let bytes = 0;
+    for (let i = 0; i < FILES; i++) {
+      const text = fileText(i);
+      bytes += text.length;
+      await writeFile(path.join(dir, "src", `f${i}.ts`), text);
+    }
+    await writeFile(
+      path.join(dir, "recipe.yaml"),
+      `version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts, path: src, ops: [{ pat: "legacyCall($A)", out: "modernCall($A)" }] }\n`,
+    );
+    const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], dir);
+    expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
+    expect(r.exitCode).toBe(0);
+    const peakMiB = r.peakMiB;
+    console.log(
+      `bounded-memory figures (ast_edit): ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`,
+    );
+    expect(peakMiB).toBeLessThan(MAX_RSS_MB);
+    const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
+    expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
+    expect(report.steps[0]!.details).toMatchObject({ totalReplacements: FILES, filesTouched: FILES });
+    const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
+    expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
+    expect(patch).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
+    const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
+    expect(check.stderr).toBe("");
+  }, 300_000);
 });
