@@ -312,7 +312,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
 
   // Where a file sits in the directory entries: its path relative to the directory the `glob`
   // parameter is relative to, or undefined when no entry holds it. A path glob may name files
-  // (src/**/*.ts) or directories (packages/*/src, as in the seed): then the file lies below a
+  // (src/**/*.ts) or directories (packages/*/src): then the file lies below a
   // matching directory and `glob` applies from there (packages/*/src with glob **/*.ts).
   const entryMatchers = dirEntries.map((e) => ({ e, match: e.glob ? globFilter(e.glob) : undefined }));
   const placeInEntries = (rel: string): string | undefined => {

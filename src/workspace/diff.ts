@@ -15,7 +15,7 @@ type Patch = ReturnType<typeof structuredPatch> & { isGit: true; isCreate: boole
 const CONTEXT = 3;
 
 /**
- * Diffs stay near-linear (SPEC 8: never hang): Myers' algorithm costs about (lines of both
+ * Diffs stay near-linear (never hang): Myers' algorithm costs about (lines of both
  * texts) × (edit length), quadratic for a file whose every line changed (19 s at 8,000 lines).
  * The edit length is bounded so that product stays under WORK_BUDGET; past it the diff falls back
  * to one hunk replacing everything between the common first and last lines (still a valid patch

@@ -32,8 +32,7 @@ function writeAll(fd: number, buf: Uint8Array): void {
 /**
  * The real filesystem. Every operation is a few system calls on one file, made synchronously:
  * an apply waits for each of them anyway, and a round trip through libuv's thread pool (and the
- * promise machinery around it) costs more than the call itself — for S1's 108 files about
- * twice the time of the whole transaction. So that timers and signal handlers still run during
+ * promise machinery around it) costs more than the call itself. So that timers and signal handlers still run during
  * a long apply, the event loop is given a turn every few milliseconds (`breathe`). Reads refuse
  * FIFOs and devices without blocking on them (util/regular.ts); new files are made with O_EXCL.
  */

@@ -80,7 +80,7 @@ export interface Contained {
 }
 
 /**
- * Containment (SPEC 8): maps a user path to where it really is inside `root`, or throws
+ * Containment: maps a user path to where it really is inside `root`, or throws
  * BlockedError. Refused: NUL bytes, `..` or absolute paths leading out, symlinks (the file or
  * any parent) resolving outside the root, dangling symlinks, and the root itself.
  */

@@ -1,5 +1,5 @@
 /**
- * Rebasing staged edits over this run's own earlier writes (SPEC 3.2). Every change the
+ * Rebasing staged edits over this run's own earlier writes. Every change the
  * workspace writes is recorded as edits from one sha256 to the next; a later change staged
  * against an older version of the file is moved over those edits when none of its own edits
  * overlaps one of them. So, resolved in LIFO order, independent edits of several actions to

@@ -52,7 +52,7 @@ export function describeProblem(problem: TextProblem, maxBytes = DEFAULT_MAX_FIL
 }
 
 /**
- * A full new content for an existing file, in that file's conventions (SPEC 8: writes keep line
+ * A full new content for an existing file, in that file's conventions (writes keep line
  * endings and a leading BOM): LF-only content for a file whose line endings are all CRLF gets
  * CRLF, and the file's BOM is kept. Content that already carries CRLF or a BOM is taken as is.
  */

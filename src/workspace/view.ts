@@ -59,7 +59,7 @@ function loneSurrogateAt(text: string): number {
 }
 
 /**
- * The contained view of the tree (SPEC 8): every path is resolved inside the root (escapes and
+ * The contained view of the tree: every path is resolved inside the root (escapes and
  * symlinks pointing out refused), protected paths are known, text files are read with one clear
  * message for what cannot be read, and changes are staged as edits against what is on disk now.
  * It writes nothing: writing is the transaction's (transaction.ts).
@@ -102,7 +102,7 @@ export class TreeView {
     try {
       bytes = await this.fs.readFile(real);
     } catch (err) {
-      // One clear message (SPEC 8) instead of the raw errno text with an absolute path.
+      // One clear message instead of the raw errno text with an absolute path.
       const code = errnoOf(err);
       if (code === "EISDIR") throw new Error(`Not a file: ${rel} is a directory`);
       if (code === "ENOTDIR") throw new Error(`Not a file path: ${rel} (a parent of it is a file)`);
@@ -139,7 +139,7 @@ export class TreeView {
       if (input.content !== null && typeof input.content !== "string") {
         throw new Error(`Content of ${rel} must be a string (or null to delete)`);
       }
-      // UTF-8 cannot hold a lone surrogate: written, it would silently become U+FFFD (SPEC 8).
+      // UTF-8 cannot hold a lone surrogate: written, it would silently become U+FFFD.
       const at = input.content === null ? -1 : loneSurrogateAt(input.content);
       if (at >= 0 && input.content !== null) {
         throw new Error(`Content of ${rel} is not valid Unicode: a lone surrogate (U+${input.content.charCodeAt(at).toString(16).toUpperCase()}) at offset ${at}; refusing to write it as U+FFFD`);

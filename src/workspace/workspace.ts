@@ -9,7 +9,7 @@ export { TreeView, type ReadResult, type StageInput } from "./view.js";
 export interface WorkspaceOptions extends TreeViewOptions, TransactionOptions {}
 
 /**
- * The one way tollgate reads and writes user files (SPEC 8): the contained view of the tree
+ * The one way tollgate reads and writes user files: the contained view of the tree
  * (view.ts: containment, reads, staging) and the run's journaled transaction (transaction.ts:
  * action transactions, rollback, `--atomic`), one of each per run.
  *

@@ -1,5 +1,5 @@
 /**
- * Differential test of ast_scan against the @ast-grep/cli dev dependency (SPEC 3.2): the rule
+ * Differential test of ast_scan against the @ast-grep/cli dev dependency: the rule
  * set in fixtures/scan-diff (rules over JavaScript, TypeScript, TSX, Python, Go and Rust using
  * patterns and pattern objects, kind/regex/nthChild, inside/has/follows with stopBy and field,
  * all/any/not/matches, constraints, local and utilDirs utils, transforms in both forms,

@@ -226,7 +226,7 @@ describe("ast_scan rule features on a real repo", () => {
   });
 });
 
-describe("ast_scan on files with syntax errors (SPEC 3.1)", () => {
+describe("ast_scan on files with syntax errors", () => {
   it("skips only the matches resting on an error node or an invented token, lists each with its position, keeps the file's other fixes and findings", async () => {
     const dir = await gitdir({
       "broken.ts": "foo(a @)\nfoo(b)\nconst z = Effect.map(x, f;\nconst y = Effect.map(u, g)\nnoFix(c @)\nnoFix(d)\n",

@@ -19,7 +19,7 @@ const steps = (dir: string) =>
   JSON.parse(readFileSync(path.join(dir, "report.json"), "utf8")).steps.map((s: { status: string; resultText: string }) => [s.status, s.resultText.split("\n")[0]]);
 
 describe("file scope with no code file for a step (no lang given)", () => {
-  it("positional files that are all docs: nothing to do, exit 0 (was: '`lang` is required', exit 3)", async () => {
+  it("positional files that are all docs: nothing to do, exit 0, no '`lang` is required' error", async () => {
     const dir = await gitdir({ "README.md": "# hi\n", "src/a.ts": "Effect.map(a, f)\n", "recipe.yaml": RECIPE });
     const r = await tollgate(["run", "recipe.yaml", "README.md", "--check", "--report", "report.json"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
@@ -39,7 +39,7 @@ describe("file scope with no code file for a step (no lang given)", () => {
     expect(codes).toEqual([0, 0, 0, 0]);
   });
 
-  it("without a run scope the seed's error stands", async () => {
+  it("without a run scope, a step without `lang` over docs is the '`lang` is required' error, exit 3", async () => {
     const dir = await gitdir({ "README.md": "# hi\n", "recipe.yaml": RECIPE.split("  - tool: ast_grep")[0]! });
     const r = await tollgate(["run", "recipe.yaml", "--dry-run", "--report", "report.json"], { cwd: dir });
     expect(r.code).toBe(3);

@@ -1,5 +1,5 @@
 /**
- * The `jscodeshift` tool (SPEC 3.3) on real transform modules in temp workspaces: the tool
+ * The `jscodeshift` tool on real transform modules in temp workspaces: the tool
  * in-process for its results, the real CLI for exit codes, policy gating and plan/apply.
  */
 import { readdir, readFile, realpath, writeFile } from "node:fs/promises";

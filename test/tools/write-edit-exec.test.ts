@@ -52,7 +52,7 @@ describe("write", () => {
     await expect(t.call("write", { path: "/tmp/escape.txt", content: "x" })).rejects.toThrow(/outside the workspace/);
   });
 
-  it("an overwrite keeps the file's CRLF line endings and BOM (SPEC 8); explicit CRLF content is taken as is", async () => {
+  it("an overwrite keeps the file's CRLF line endings and BOM; explicit CRLF content is taken as is", async () => {
     const dir = await testdir({});
     writeFileSync(path.join(dir, "w.txt"), "\uFEFFa\r\nb\r\n");
     writeFileSync(path.join(dir, "mixed.txt"), "a\r\nb\n");

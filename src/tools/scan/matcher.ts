@@ -23,7 +23,7 @@ export type SgNode = ReturnType<SgRoot["root"]>;
 
 export interface RuleMatches {
   rule: ScanRule;
-  /** `bad`: the match rests on a syntax error (SPEC 3.1; traverse.ts flagErrors). */
+  /** `bad`: the match rests on a syntax error (traverse.ts flagErrors). */
   nodes: Array<{ node: SgNode; bad: boolean }>;
 }
 

@@ -55,7 +55,7 @@ function show(file: string, base: string): string {
 }
 
 function readText(file: string, shown: string, issues: Issue[]): string | undefined {
-  // Rule files are reached through a recipe: read only if regular (SPEC 8), so a FIFO or a
+  // Rule files are reached through a recipe: read only if regular, so a FIFO or a
   // device named as a rule file is refused instead of hanging or reading without end.
   try {
     return readRegularFileSync(file).toString("utf8");

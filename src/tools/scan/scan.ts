@@ -26,7 +26,7 @@ export interface Position {
   column: number;
 }
 
-/** One match of one rule (SPEC 3.2). Lines and columns are 1-based, columns in UTF-16 units. */
+/** One match of one rule. Lines and columns are 1-based, columns in UTF-16 units. */
 export interface Finding {
   rule: string;
   severity: Exclude<Severity, "off">;
@@ -66,7 +66,7 @@ export interface ScanOutput {
   unreadable: Array<{ path: string; reason: string }>;
   /**
    * Matches resting on a syntax error (an ERROR node or a MISSING token outside their
-   * captures, SPEC 3.1): neither a finding nor a fix, listed with their position.
+   * captures): neither a finding nor a fix, listed with their position.
    */
   parseIssues: Array<{ rule: string; path: string; start: Position }>;
 }

@@ -10,7 +10,7 @@
  *   indentation the metavariable has in the template; the whole replacement is then indented
  *   like the line the match starts on.
  * - Indentation counts spaces only, and is looked for in the 512 bytes before an offset, as the
- *   CLI does. One improvement (SPEC 3.1): a blank line gets no indentation.
+ *   CLI does. One improvement: a blank line gets no indentation.
  */
 
 const MAX_LOOK_AHEAD = 512;

@@ -1,5 +1,5 @@
 /**
- * ast-grep rule files as ast_scan holds them after checking (SPEC 3.2). Rule, constraint and
+ * ast-grep rule files as ast_scan holds them after checking. Rule, constraint and
  * util objects stay in ast-grep's own shape: napi evaluates them as they are.
  */
 
