@@ -75,6 +75,8 @@ export interface MatchCase {
   cli: CliMatch[];
   tg: TgMatch[];
   parseErrors: readonly string[] | undefined;
+  /** Whether tollgate's grammar and the CLI's parse the pattern alike (grammar.ts). */
+  grammarsAgree: boolean;
   /** How tollgate was asked (with the other patterns in one call, or alone). */
   how: string;
 }
@@ -95,11 +97,17 @@ export function compareMatches(c: MatchCase, v: Verdict): void {
     const answers = () => `\n  tollgate: ${[...tgKeys].join("\n            ") || "(none)"}\n  ast-grep: ${[...cliKeys].join("\n            ") || "(none)"}`;
     for (const m of tg) {
       if (cliKeys.has(matchKey(m, file))) continue;
-      v.judge({ kind: "extra-match", fileHasErrors, textAtRange: textAt(text, starts, m) === m.text }, () => `${head()}: tollgate's match ${matchKey(m, file)} is not the CLI's${answers()}`);
+      const o: Observed = c.grammarsAgree
+        ? { kind: "extra-match", fileHasErrors, textAtRange: textAt(text, starts, m) === m.text }
+        : { kind: "grammars", agree: false };
+      v.judge(o, () => `${head()}: tollgate's match ${matchKey(m, file)} is not the CLI's${answers()}`);
     }
     for (const m of cli) {
       if (tgKeys.has(matchKey(m, file))) continue;
-      v.judge({ kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)) }, () => `${head()}: the CLI's match ${matchKey(m, file)} is missing${answers()}`);
+      const o: Observed = c.grammarsAgree
+        ? { kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)) }
+        : { kind: "grammars", agree: false };
+      v.judge(o, () => `${head()}: the CLI's match ${matchKey(m, file)} is missing${answers()}`);
     }
   }
 }
@@ -127,7 +135,8 @@ export function nest(matches: readonly CliMatch[], used: ReadonlySet<string>): {
   for (const m of sorted) {
     while (stack.length > 0 && stack[stack.length - 1]!.m.end <= m.start) stack.pop();
     const parent = stack[stack.length - 1];
-    if (parent && (m.end > parent.m.end || (m.start === parent.m.start && m.end === parent.m.end) || !inUsedCapture(parent.m, m, used))) return { overlap: [parent.m, m] };
+    if (parent && (m.end > parent.m.end || (m.start === parent.m.start && m.end === parent.m.end) || !inUsedCapture(parent.m, m, used)))
+      return { overlap: [parent.m, m] };
     const level: Level = parent ? { m, depth: parent.depth + 1, parent } : { m, depth: 0 };
     levels.push(level);
     stack.push(level);
@@ -244,7 +253,14 @@ export interface LineFacts {
 }
 
 /** Line differences between tollgate's output and a baseline, each put to the predicates; whether all are explained. */
-export function compareLines(source: string, tg: string, base: string, facts: LineFacts, v: Verdict, head: () => string): { explained: boolean; lines: number } {
+export function compareLines(
+  source: string,
+  tg: string,
+  base: string,
+  facts: LineFacts,
+  v: Verdict,
+  head: () => string,
+): { explained: boolean; lines: number } {
   const t = tg.split("\n");
   const b = base.split("\n");
   if (t.length !== b.length) return { explained: false, lines: Math.abs(t.length - b.length) };

@@ -35,7 +35,11 @@ const EXAMPLES: Record<string, { explained: Observed[]; unexplained: Observed[] 
   },
   "string-literal-lines": {
     explained: [line({ tollgate: "  text", cli: "      text", inStringLiteral: true }), line({ tollgate: "      text", cli: "  text", inStringLiteral: true })],
-    unexplained: [line({ tollgate: "  text", cli: "      text" }), line({ tollgate: "  text", cli: "  other", inStringLiteral: true }), line({ tollgate: "\ttext", cli: "  text", inStringLiteral: true })],
+    unexplained: [
+      line({ tollgate: "  text", cli: "      text" }),
+      line({ tollgate: "  text", cli: "  other", inStringLiteral: true }),
+      line({ tollgate: "\ttext", cli: "  text", inStringLiteral: true }),
+    ],
   },
   "blank-lines": {
     explained: [line({ tollgate: "", cli: "    " }), line({ tollgate: "\r", cli: "  \r" })],
@@ -44,6 +48,10 @@ const EXAMPLES: Record<string, { explained: Observed[]; unexplained: Observed[] 
   "template-line-endings": {
     explained: [line({ tollgate: "  a\r", cli: "  a", crlf: true })],
     unexplained: [line({ tollgate: "  a\r", cli: "  a" }), line({ tollgate: "  a", cli: "  a\r", crlf: true })],
+  },
+  "grammar-versions": {
+    explained: [{ kind: "grammars", agree: false }],
+    unexplained: [{ kind: "grammars", agree: true }],
   },
   "syntax-errors": {
     explained: [

@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import { testdir } from "../helpers/testdir.js";
 import { corpus } from "./corpus.js";
 import { runLanguage, type Budget } from "./harness.js";
-import { knownBug } from "./known-bugs.js";
 
 const env = (name: string, fallback: number) => {
   const v = process.env[name];
@@ -33,17 +32,11 @@ describe(`generative differential: tollgate vs the ast-grep CLI (seed ${BUDGET.s
       const multiLine = run.patterns.filter((g) => g.multiLine).length;
       const multi = run.patterns.filter((g) => g.multi).length;
       const explained = Object.fromEntries(run.verdict.explained);
-      // Failures of a listed engine bug are reported under its id; any other one fails the test.
-      const known = new Map<string, number>();
-      const unexplained = run.verdict.failures.filter((f) => {
-        const bug = knownBug(f);
-        if (bug) known.set(bug.id, (known.get(bug.id) ?? 0) + 1);
-        return !bug;
-      });
+      const unexplained = run.verdict.failures;
       console.log(
         `${l.lang}: ${run.files} files (${run.filesWithErrors} with syntax errors), ${run.patterns.length} patterns (${multiLine} multi-line, ${multi} with $$$), ${run.rewrites.length} rewrites ` +
           `(${run.rewrites.map((c) => c.how).join(" ")}), matches CLI ${run.matchesCli} / tollgate ${run.matchesTollgate}, explained ${JSON.stringify(explained)}, ` +
-          `known engine bugs ${JSON.stringify(Object.fromEntries(known))} (test/differential/known-bugs.ts), unexplained ${unexplained.length}`,
+          `unexplained ${unexplained.length}`,
       );
       // Quotas: a pattern that matches nothing tests nothing, so every one matched its own node (a failure otherwise).
       expect(run.patterns.length, "patterns made").toBeGreaterThanOrEqual(Math.ceil(BUDGET.patterns * 0.8));

@@ -10,7 +10,20 @@ import type { SgRoot } from "@ast-grep/napi";
 import { ensureLanguages, LANGS, loadNapi } from "../../src/tools/ast/langs.js";
 import { makeHost } from "../tools/helpers.js";
 import { rewriteFile, runPattern, scanPatterns, type CliMatch } from "./cli.js";
-import { compareLines, compareMatches, composeInsideOut, insideOut, inUsedCapture, lineStarts, nest, rangeKey, stringLineStarts, Verdict, type TgMatch } from "./compare.js";
+import { grammarsAgree } from "./grammar.js";
+import {
+  compareLines,
+  compareMatches,
+  composeInsideOut,
+  insideOut,
+  inUsedCapture,
+  lineStarts,
+  nest,
+  rangeKey,
+  stringLineStarts,
+  Verdict,
+  type TgMatch,
+} from "./compare.js";
 import { usable, type CorpusLang } from "./corpus.js";
 import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type Generated, type RewriteCase, type Source } from "./generate.js";
 
@@ -100,7 +113,10 @@ function damage(r: () => number, clean: Source[], count: number, dir: string, pa
 
 /** Patterns for the budget: every other one multi-line, two in three with `$$$`, when the code allows. */
 function generate(r: () => number, sources: Source[], clean: Set<string>, count: number): Generated[] {
-  const pool = sources.filter((s) => clean.has(s.file)).map((s) => ({ s, nodes: candidates(s.root) })).filter((x) => x.nodes.length > 0);
+  const pool = sources
+    .filter((s) => clean.has(s.file))
+    .map((s) => ({ s, nodes: candidates(s.root) }))
+    .filter((x) => x.nodes.length > 0);
   const out: Generated[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < count && pool.length > 0; i++) {
@@ -122,7 +138,14 @@ function generate(r: () => number, sources: Source[], clean: Set<string>, count:
   return out;
 }
 
-function chooseRewrites(r: () => number, lang: string, patterns: Generated[], count: number, kinds: Map<Generated, string>, roots: Map<string, SgRoot>): RewriteCase[] {
+function chooseRewrites(
+  r: () => number,
+  lang: string,
+  patterns: Generated[],
+  count: number,
+  kinds: Map<Generated, string>,
+  roots: Map<string, SgRoot>,
+): RewriteCase[] {
   // Multi-line and `$$$` patterns first (their rewrites move and re-indent multi-line captures),
   // and those with two metavariables of one kind (they can be swapped or duplicated).
   const pair = (g: Generated) => {
@@ -151,17 +174,32 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
   const patterns = generate(r, copied, clean, budget.patterns);
   // Damaged copies of clean files (a closing bracket deleted) are matched too: real code with
   // a syntax error, where the syntax-error difference is the only one allowed.
-  const damaged = damage(r, copied.filter((s) => clean.has(s.file)), Math.max(1, Math.floor(budget.files / 4)), matchDir, parse);
+  const damaged = damage(
+    r,
+    copied.filter((s) => clean.has(s.file)),
+    Math.max(1, Math.floor(budget.files / 4)),
+    matchDir,
+    parse,
+  );
   for (const s of damaged) withErrors.add(s.file);
   const sources = [...copied, ...damaged];
   const kinds = new Map<Generated, string>();
   for (const g of patterns) {
     const s = sources.find((x) => x.file === g.file)!;
     const node = s.root.root().find({ rule: { pattern: g.pattern } });
-    kinds.set(g, (node ? String(node.kind()) : ""));
+    kinds.set(g, node ? String(node.kind()) : "");
   }
   const v = new Verdict();
-  const run: LanguageRun = { lang: l.lang, files: sources.length, filesWithErrors: withErrors.size, patterns, rewrites: [], matchesCli: 0, matchesTollgate: 0, verdict: v };
+  const run: LanguageRun = {
+    lang: l.lang,
+    files: sources.length,
+    filesWithErrors: withErrors.size,
+    patterns,
+    rewrites: [],
+    matchesCli: 0,
+    matchesTollgate: 0,
+    verdict: v,
+  };
   if (patterns.length === 0) return run;
 
   const texts = new Map(sources.map((s) => [s.file, s.text]));
@@ -170,21 +208,67 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
   // The same call with the work forced into the pool's threads (whole files matched in napi's threads).
   const pooled = await withThreads("2", () => makeHost(matchDir).call("ast_grep", { pat: patterns.map((g) => g.pattern), lang: l.lang, limit: 10_000_000 }));
   const tgPooled = pooled.details.matches as Array<TgMatch & { pattern: string }>;
-  const cliAll = scanPatterns(matchDir, l.cli, patterns.map((g) => g.pattern));
+  const cliAll = scanPatterns(
+    matchDir,
+    l.cli,
+    patterns.map((g) => g.pattern),
+  );
   run.matchesCli = cliAll.length;
   run.matchesTollgate = tgAll.length;
   for (const [i, g] of patterns.entries()) {
+    const agree = grammarsAgree(l.lang, g.pattern);
     const cli = cliAll.filter((m) => m.ruleId === `p${i}`);
     const tg = tgAll.filter((m) => m.pattern === g.pattern);
-    compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg, parseErrors: grep.details.parseErrors, how: "searched with the other patterns" }, v);
+    compareMatches(
+      {
+        lang: l.lang,
+        pattern: g.pattern,
+        texts,
+        withErrors,
+        cli,
+        tg,
+        parseErrors: grep.details.parseErrors,
+        grammarsAgree: agree,
+        how: "searched with the other patterns",
+      },
+      v,
+    );
     const inPool = tgPooled.filter((m) => m.pattern === g.pattern);
-    compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg: inPool, parseErrors: pooled.details.parseErrors, how: "searched with the other patterns in the pool's threads" }, v);
+    compareMatches(
+      {
+        lang: l.lang,
+        pattern: g.pattern,
+        texts,
+        withErrors,
+        cli,
+        tg: inPool,
+        parseErrors: pooled.details.parseErrors,
+        grammarsAgree: agree,
+        how: "searched with the other patterns in the pool's threads",
+      },
+      v,
+    );
     // Alone, as a step with one pattern runs (prefilters and region parsing see only its tokens).
     const alone = await makeHost(matchDir).call("ast_grep", { pat: [g.pattern], lang: l.lang, limit: 10_000_000 });
-    compareMatches({ lang: l.lang, pattern: g.pattern, texts, withErrors, cli, tg: alone.details.matches, parseErrors: alone.details.parseErrors, how: "searched alone" }, v);
+    compareMatches(
+      {
+        lang: l.lang,
+        pattern: g.pattern,
+        texts,
+        withErrors,
+        cli,
+        tg: alone.details.matches,
+        parseErrors: alone.details.parseErrors,
+        grammarsAgree: agree,
+        how: "searched alone",
+      },
+      v,
+    );
     const key = sourceKey(texts.get(g.file)!, g);
-    if (!cli.some((m) => m.file === g.file && rangeKey(m) === key)) v.fail(`${l.lang} ${g.file}: pattern ${JSON.stringify(g.pattern)} does not match its own source node (${key}) in the CLI`);
-    if (!tg.some((m) => m.path === g.file && rangeKey(m) === key)) v.fail(`${l.lang} ${g.file}: pattern ${JSON.stringify(g.pattern)} does not match its own source node (${key}) in tollgate`);
+    if (!cli.some((m) => m.file === g.file && rangeKey(m) === key))
+      v.fail(`${l.lang} ${g.file}: pattern ${JSON.stringify(g.pattern)} does not match its own source node (${key}) in the CLI`);
+    if (!tg.some((m) => m.path === g.file && rangeKey(m) === key))
+      v.fail(`${l.lang} ${g.file}: pattern ${JSON.stringify(g.pattern)} does not match its own source node (${key}) in tollgate`);
   }
 
   run.rewrites = chooseRewrites(r, l.lang, patterns, budget.rewrites, kinds, new Map(sources.map((s) => [s.file, s.root])));
@@ -237,11 +321,16 @@ async function compareRewrite(l: CorpusLang, c: RewriteCase, dir: string, source
     if (t.actions.length > 0) await t.actions[0]!.apply("differential");
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    judgeRefusal(c, message, cliMatches, v, head);
+    if (!grammarsAgree(l.lang, c.pattern)) v.judge({ kind: "grammars", agree: false }, head);
+    else judgeRefusal(c, message, cliMatches, v, head);
     return;
   }
   const tgOut = readFileSync(path.join(tgDir, c.file), "utf8");
   if (tgOut === cliOut) return;
+  if (!grammarsAgree(l.lang, c.pattern)) {
+    v.judge({ kind: "grammars", agree: false }, head);
+    return;
+  }
   const skipped = new Set((details.parseErrors ?? []).map((e) => Number(/:(\d+):\d+: parse error \(the match rests/.exec(e)?.[1])).filter((n) => n > 0));
   const langInfo = LANGS.find((x) => x.id === l.napi)!;
   const facts = { crlf: source.includes("\r\n"), stringLines: stringLineStarts(parse(tgOut).root(), tgOut, langInfo.stringKinds), skippedLines: skipped };
@@ -261,7 +350,9 @@ async function compareRewrite(l: CorpusLang, c: RewriteCase, dir: string, source
       v.judge({ kind: "nested-rewrite", nestedInCapture: nested.levels.filter((x) => x.depth > 0).length }, head);
       return;
     }
-    v.fail(`${head()}: the rewritten file differs from the CLI's, also applied inside-out${emulated === undefined ? " (not found again with its captures where they were: an inner rewrite changes how the CLI parses the enclosing match; compared with the CLI's replacements composed inside-out)" : ""}\n${excerpt(tgOut, emulated ?? composed ?? cliOut)}`);
+    v.fail(
+      `${head()}: the rewritten file differs from the CLI's, also applied inside-out${emulated === undefined ? " (not found again with its captures where they were: an inner rewrite changes how the CLI parses the enclosing match; compared with the CLI's replacements composed inside-out)" : ""}\n${excerpt(tgOut, emulated ?? composed ?? cliOut)}`,
+    );
     return;
   }
   v.fail(`${head()}: the rewritten file differs from the CLI's\n${excerpt(tgOut, cliOut)}`);
@@ -284,6 +375,7 @@ function judgeRefusal(c: RewriteCase, message: string, cli: CliMatch[], v: Verdi
   });
   v.judge(
     { kind: "refused", overlapError: message.startsWith("Overlapping replacements detected"), pairsConfirmed: confirmed, pairs: ranges.length },
-    () => `${head()}: tollgate refused the rewrite the CLI applied (${cli.length} matches)\n  tollgate: ${message.split("\n").slice(0, 4).join("\n            ")}`,
+    () =>
+      `${head()}: tollgate refused the rewrite the CLI applied (${cli.length} matches)\n  tollgate: ${message.split("\n").slice(0, 4).join("\n            ")}`,
   );
 }

@@ -18,8 +18,18 @@ export type Observed =
    * the enclosing match on the result (line differences the other entries explain aside).
    */
   | { kind: "nested-rewrite"; /** Matches the CLI reports inside a capture that `out` uses of a match it rewrites. */ nestedInCapture: number }
+  /**
+   * The tools answer a pattern differently (its matches or its rewrite) in a language whose
+   * grammar napi takes from a language package.
+   */
+  | { kind: "grammars"; /** The package's grammar and the CLI's parse the pattern alike (the same ERROR nodes, the same root). */ agree: boolean }
   /** tollgate refused a rewrite the CLI applied. */
-  | { kind: "refused"; /** The refusal says overlapping replacements. */ overlapError: boolean; /** Every pair it lists is a pair of CLI matches that overlap other than by nesting in a capture `out` uses. */ pairsConfirmed: boolean; pairs: number }
+  | {
+      kind: "refused";
+      /** The refusal says overlapping replacements. */ overlapError: boolean;
+      /** Every pair it lists is a pair of CLI matches that overlap other than by nesting in a capture `out` uses. */ pairsConfirmed: boolean;
+      pairs: number;
+    }
   /** One line of the rewritten file differs (both files have the same number of lines). */
   | {
       kind: "line";
@@ -85,7 +95,8 @@ export const DIFFERENCES: readonly Difference[] = [
   {
     id: "blank-lines",
     title: "A blank line gets no indentation",
-    reason: "When a multi-line capture is re-indented, the CLI writes the indentation on its blank lines too (trailing whitespace); tollgate leaves them empty.",
+    reason:
+      "When a multi-line capture is re-indented, the CLI writes the indentation on its blank lines too (trailing whitespace); tollgate leaves them empty.",
     explains: (o) => o.kind === "line" && /^\r?$/.test(o.tollgate) && blank(o.cli) && o.tollgate !== o.cli,
   },
   {
@@ -95,6 +106,18 @@ export const DIFFERENCES: readonly Difference[] = [
       "In a file with CRLF line endings, the line breaks of a multi-line `out` template are written as CRLF, as every write " +
       "keeps a file's line endings; the CLI inserts the template's LF and leaves the file with mixed line endings.",
     explains: (o) => o.kind === "line" && o.crlf && o.tollgate === `${o.cli}\r`,
+  },
+  {
+    id: "grammar-versions",
+    title: "Go and Rust patterns follow the grammars of tollgate's language packages",
+    reason:
+      "napi parses Go and Rust with `@ast-grep/lang-go` and `@ast-grep/lang-rust`, which are built from other tree-sitter " +
+      "grammar versions than the ones compiled into the CLI. Where the two grammars parse a pattern differently (one finds " +
+      "a syntax error in it that the other does not, or gives it another root), the tools can match different nodes: the CLI " +
+      "then warns that its pattern has an error and finds nothing, while tollgate matches the nodes its grammar gives the " +
+      "pattern. Each match is still a node of the file as the package's grammar parses it. Patterns both grammars parse " +
+      "alike match alike; no released language package carries the CLI's grammar versions.",
+    explains: (o) => o.kind === "grammars" && !o.agree,
   },
   {
     id: "syntax-errors",
