@@ -218,7 +218,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     const body = first.pulls.get("acme/api")!.body as string;
     expect(body).toContain("### Awaiting approval: not in this pull request");
     expect(body).toContain("[the patch artifact](https://github.com/acme/campaign/actions/runs/1/artifacts/tollgate-patch-acme--api)");
-    const show = async (ref: string) => (await execa("git", ["show", "--name-only", "--format=%B", ref], { cwd: remotes["acme/api"] })).stdout;
+    const show = async (ref: string) => (await execa("git", ["show", "--name-only", "--format=%B", ref], { cwd: remotes["acme/api"]! })).stdout;
     const committed = await show("tollgate/effect-and-then");
     expect(committed).toContain("Tollgate-Campaign: tollgate/effect-and-then");
     expect(committed.trim().split("\n").at(-1)).toBe("src/a.ts");
@@ -267,7 +267,7 @@ describe("a campaign run end to end against local bare repositories", () => {
     expect(again.pulls.get("acme/api")).toMatchObject({ operation: "updated" });
     const after = await branchHead(remotes["acme/api"]!, "tollgate/effect-and-then");
     expect(after).not.toBe(before);
-    expect((await execa("git", ["rev-list", "--count", "main..tollgate/effect-and-then"], { cwd: remotes["acme/api"] })).stdout.trim()).toBe("1");
+    expect((await execa("git", ["rev-list", "--count", "main..tollgate/effect-and-then"], { cwd: remotes["acme/api"]! })).stdout.trim()).toBe("1");
     // exit 1 (an action still awaits approval) is an answer, not a failure: the merge step passes
     expect(again.merged.failed, again.summaryLog).toBe(false);
     expect(again.stepSummary).toContain("| `acme/api` | outstanding (exit 1) |");

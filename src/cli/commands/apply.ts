@@ -43,7 +43,7 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("cache", { type: "boolean", describe: "Reuse what ast_grep, ast_edit and ast_scan found in unchanged files (result cache)" })
         .option("cache-location", { type: "string", describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)" })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
-        .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" }),
+        .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" }) as never,
     handler: async (args) => {
       const [{ readPlan, checkPlanInputs, checkApplyPolicy, checkPlanSteps, planPath }, { createPlanGate, missingActions }, { Workspace }, { existsSync }] =
         await Promise.all([import("../../plan/plan.js"), import("../../plan/gate.js"), import("../../workspace/workspace.js"), import("node:fs")]);

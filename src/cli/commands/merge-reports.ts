@@ -46,7 +46,7 @@ export function mergeReportsCommand(setExit: (code: number) => void): CommandMod
           array: true,
           describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)",
         })
-        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }),
+        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
     handler: async (args) => {
       if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
         throw new InputError("--repositories and --pull-requests go with --by-repository");

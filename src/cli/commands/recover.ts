@@ -18,7 +18,7 @@ export function recoverCommand(setExit: (code: number) => void): CommandModule<o
     builder: (y) =>
       y
         .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
-        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }),
+        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }) as never,
     handler: async (args) => {
       const { recover } = await import("../../workspace/recover.js");
       const { sanitizeForTerminal } = await import("../../term.js");

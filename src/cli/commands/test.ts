@@ -61,7 +61,7 @@ export function testCommand(setExit: (code: number) => void): CommandModule<obje
         .option("filter", { type: "string", array: true, describe: "Only cases whose <recipe>/<case> contains TEXT or matches a glob (repeatable)" })
         .option("reporter", { choices: ["text", "json"] as const, describe: "json prints the results on stdout" })
         .option("keep", { type: "boolean", describe: "Keep each case's temp workspace and print its path" })
-        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }),
+        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
       const targets0 = (args.targets ?? []).map(String);
       const { isSgConfig } = await import("../../testing/rules.js");

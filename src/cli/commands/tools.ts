@@ -18,7 +18,7 @@ export function toolsCommand(setExit: (code: number) => void): CommandModule<obj
       y
         .positional("recipe", { type: "string", describe: "Also list this recipe's custom tools" })
         .option("json", { type: "boolean", describe: "Print JSON (name, label, description, deferrable, parameters)" })
-        .option("cwd", { type: "string", describe: "Workspace root handed to custom tool factories as pi.cwd (default: the current directory)" }),
+        .option("cwd", { type: "string", describe: "Workspace root handed to custom tool factories as pi.cwd (default: the current directory)" }) as never,
     handler: async (args) => {
       const restoreStdout = divertStdout(); // custom tool factories may print: not into --json
       const tools = await listTools(args).finally(restoreStdout);

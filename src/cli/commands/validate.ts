@@ -22,7 +22,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
         .positional("recipe", { type: "string", demandOption: true, describe: "Recipe file" })
         .option("policy", { type: "string", describe: "Policy file" })
         .option("var", { type: "string", array: true, describe: "Set a recipe variable: name=value (repeatable), as for run" })
-        .option("cwd", { type: "string", describe: "Workspace root: where the steps' paths are looked up (default: the current directory)" }),
+        .option("cwd", { type: "string", describe: "Workspace root: where the steps' paths are looked up (default: the current directory)" }) as never,
     handler: async (args) => {
       const { prepareRun } = await import("../../runner/run.js");
       const cwd = path.resolve(args.cwd ?? ".");

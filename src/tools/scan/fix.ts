@@ -155,7 +155,7 @@ class MatchEnv implements TemplateEnv {
     type Hit = { start: number; end: number; depth: number; order: number; node: SgNode; w: Rewriter };
     const hits: Hit[] = [];
     rewriters.forEach((w, order) => {
-      const found = node.findAll(napiConfigOf({ rule: w.rule, constraints: w.constraints, utils: { ...this.ctx.utils, ...w.utils }, transform: w.transform }) as never);
+      const found = node.findAll(napiConfigOf({ rule: w.rule, utils: { ...this.ctx.utils, ...w.utils }, ...(w.constraints ? { constraints: w.constraints } : {}), ...(w.transform ? { transform: w.transform } : {}) }) as never);
       for (const n of found) {
         if (!this.#agrees(n, w)) continue;
         const [s, e] = rangeOf(n);
