@@ -5,7 +5,23 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const nodeGlobals = Object.fromEntries(
-  ["process", "console", "URL", "Buffer", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "structuredClone", "performance", "AbortController", "TextDecoder", "TextEncoder", "fetch"].map((name) => [name, "readonly"]),
+  [
+    "process",
+    "console",
+    "URL",
+    "Buffer",
+    "setTimeout",
+    "clearTimeout",
+    "setInterval",
+    "clearInterval",
+    "setImmediate",
+    "structuredClone",
+    "performance",
+    "AbortController",
+    "TextDecoder",
+    "TextEncoder",
+    "fetch",
+  ].map((name) => [name, "readonly"]),
 );
 
 export default tseslint.config(

@@ -12,16 +12,53 @@ import { filesOf, EXTENSIONS, floorRun, needleFiles } from "./lib/floor.mjs";
 import { NEEDLES as S3_NEEDLES, PATTERNS as S3_PATTERNS, RULES as S3_RULES } from "./cases/s3-eight-ops.mjs";
 
 const CASES = [
-  { id: "S1", title: "Effect.map($A, $B), effect src/", tree: effectCorpus, lang: "ts", pats: ["Effect.map($A, $B)"], needles: ["Effect.map("], cli: ["run", "-p", "Effect.map($A, $B)", "-l", "ts"] },
-  { id: "S2", title: "$A !== undefined, effect src/", tree: effectCorpus, lang: "ts", pats: ["$A !== undefined"], needles: ["!== undefined"], cli: ["run", "-p", "$A !== undefined", "-l", "ts"] },
+  {
+    id: "S1",
+    title: "Effect.map($A, $B), effect src/",
+    tree: effectCorpus,
+    lang: "ts",
+    pats: ["Effect.map($A, $B)"],
+    needles: ["Effect.map("],
+    cli: ["run", "-p", "Effect.map($A, $B)", "-l", "ts"],
+  },
+  {
+    id: "S2",
+    title: "$A !== undefined, effect src/",
+    tree: effectCorpus,
+    lang: "ts",
+    pats: ["$A !== undefined"],
+    needles: ["!== undefined"],
+    cli: ["run", "-p", "$A !== undefined", "-l", "ts"],
+  },
   { id: "S3", title: "eight patterns, effect src/", tree: effectCorpus, lang: "ts", pats: S3_PATTERNS, needles: S3_NEEDLES, rules: S3_RULES },
-  { id: "S5", title: "context.report($A), eslint lib/", tree: () => npmCorpus("eslint@10.15.0", "lib"), lang: "js", pats: ["context.report($A)"], needles: ["context.report("], cli: ["run", "-p", "context.report($A)", "-l", "js"] },
-  { id: "S5", title: "isinstance($A, $B), Python stdlib", tree: pythonStdlib, lang: "python", pats: ["isinstance($A, $B)"], needles: ["isinstance("], cli: ["run", "-p", "isinstance($A, $B)", "-l", "python"] },
+  {
+    id: "S5",
+    title: "context.report($A), eslint lib/",
+    tree: () => npmCorpus("eslint@10.15.0", "lib"),
+    lang: "js",
+    pats: ["context.report($A)"],
+    needles: ["context.report("],
+    cli: ["run", "-p", "context.report($A)", "-l", "js"],
+  },
+  {
+    id: "S5",
+    title: "isinstance($A, $B), Python stdlib",
+    tree: pythonStdlib,
+    lang: "python",
+    pats: ["isinstance($A, $B)"],
+    needles: ["isinstance("],
+    cli: ["run", "-p", "isinstance($A, $B)", "-l", "python"],
+  },
 ];
 
-const named = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--rounds").map((a) => a.toUpperCase());
+const named = process.argv
+  .slice(2)
+  .filter((a, i, all) => !a.startsWith("--") && all[i - 1] !== "--rounds")
+  .map((a) => a.toUpperCase());
 const rulesFile = path.join(os.tmpdir(), `tollgate-floor-rules-${process.pid}.yml`);
-log(`napi findInFiles over the needles' files (a whole process) vs node -e 0 and the ast-grep CLI over the corpus; ${os.availableParallelism()} CPUs; median of ${RUNS} alternating rounds`);
+log(
+  `napi findInFiles over the needles' files (a whole process) vs node -e 0 and the ast-grep CLI over the corpus; ${os.availableParallelism()} CPUs; median of ${RUNS} alternating rounds`,
+);
 log("| case | needle files (MB) of all | T_node | T_floor | T_floor − T_node | CLI | floor ratio T_floor / CLI |");
 log("|---|---|---|---|---|---|---|");
 try {
@@ -52,7 +89,9 @@ try {
       floor.dispose();
     }
     const [node, fl, cli] = [median(t.node), median(t.floor), median(t.cli)];
-    log(`| ${c.id} ${c.title} | ${paths.length} (${mb(paths)}) of ${all.length} (${mb(all)}) | ${fmtMs(node)} | ${fmtMs(fl)} | ${fmtMs(fl - node)} | ${fmtMs(cli)} | ${(fl / cli).toFixed(2)} |`);
+    log(
+      `| ${c.id} ${c.title} | ${paths.length} (${mb(paths)}) of ${all.length} (${mb(all)}) | ${fmtMs(node)} | ${fmtMs(fl)} | ${fmtMs(fl - node)} | ${fmtMs(cli)} | ${(fl / cli).toFixed(2)} |`,
+    );
   }
 } finally {
   rmSync(rulesFile, { force: true });

@@ -31,16 +31,30 @@ function isWanted(caseId) {
 /** Cases that need a tollgate flag: when `run --help` lacks it, the case is not available. */
 const NEEDS_FLAG = { s8: "--cache" };
 const modules = [];
-for (const f of readdirSync(casesDir).filter((f) => f.endsWith(".mjs")).sort()) {
+for (const f of readdirSync(casesDir)
+  .filter((f) => f.endsWith(".mjs"))
+  .sort()) {
   const mod = await import(pathToFileURL(path.join(casesDir, f)).href);
   if (!mod.id || typeof mod.run !== "function") throw new Error(`bench/cases/${f}: a case exports id and run()`);
   if (isWanted(String(mod.id))) modules.push({ file: f, mod });
 }
 if (wanted) {
-  const known = new Set(modules.flatMap((m) => [String(m.mod.id).toLowerCase(), String(m.mod.id).toLowerCase().replace(/(\d)[a-z]+$/, "$1")]));
+  const known = new Set(
+    modules.flatMap((m) => [
+      String(m.mod.id).toLowerCase(),
+      String(m.mod.id)
+        .toLowerCase()
+        .replace(/(\d)[a-z]+$/, "$1"),
+    ]),
+  );
   const unknown = [...wanted].filter((w) => !known.has(w) && !NEEDS_FLAG[w]);
   if (unknown.length) {
-    console.error(`bench: no such case: ${unknown.join(", ")} (cases: ${readdirSync(casesDir).filter((f) => f.endsWith(".mjs")).map((f) => f.split("-")[0].toUpperCase()).join(", ")})`);
+    console.error(
+      `bench: no such case: ${unknown.join(", ")} (cases: ${readdirSync(casesDir)
+        .filter((f) => f.endsWith(".mjs"))
+        .map((f) => f.split("-")[0].toUpperCase())
+        .join(", ")})`,
+    );
     process.exit(2);
   }
 }
@@ -64,7 +78,8 @@ function unavailable(caseId) {
 for (const [caseId, flag] of Object.entries(NEEDS_FLAG)) {
   const present = modules.some((m) => String(m.mod.id).toLowerCase() === caseId);
   const asked = isWanted(caseId);
-  if (asked && !present) modules.push({ file: `${caseId}-*`, mod: { id: caseId.toUpperCase(), title: `needs ${flag}`, missing: `no bench/cases/${caseId}-*.mjs` } });
+  if (asked && !present)
+    modules.push({ file: `${caseId}-*`, mod: { id: caseId.toUpperCase(), title: `needs ${flag}`, missing: `no bench/cases/${caseId}-*.mjs` } });
 }
 for (const { file, mod } of modules) {
   log(`== ${mod.id}: ${mod.title ?? file}`);

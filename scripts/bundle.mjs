@@ -28,7 +28,9 @@ const outdir = path.join(root, "dist", "bundle");
 const lazyStringWidth = {
   name: "lazy-string-width",
   setup(b) {
-    b.onResolve({ filter: /^string-width$/ }, (args) => (args.namespace === "lazy-string-width" ? undefined : { path: "string-width", namespace: "lazy-string-width" }));
+    b.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.namespace === "lazy-string-width" ? undefined : { path: "string-width", namespace: "lazy-string-width" },
+    );
     b.onLoad({ filter: /.*/, namespace: "lazy-string-width" }, () => ({
       resolveDir: root,
       contents: [
@@ -61,7 +63,11 @@ const yargsAppRoot = {
       const text = await readFile(args.path, "utf8");
       const from = "const mainFilename = __dirname.substring(0, __dirname.lastIndexOf('node_modules'));";
       if (!text.includes(from)) throw new Error(`bundle: yargs' ${path.relative(root, args.path)} no longer computes mainFilename as expected`);
-      return { contents: text.replace(from, 'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));'), loader: "js", resolveDir: path.dirname(args.path) };
+      return {
+        contents: text.replace(from, 'const mainFilename = fileURLToPath(new URL("../../", import.meta.url));'),
+        loader: "js",
+        resolveDir: path.dirname(args.path),
+      };
     });
   },
 };

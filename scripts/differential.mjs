@@ -13,7 +13,9 @@ for (let i = 0; i < args.length; i++) {
   const value = inline ?? args[++i];
   const n = Number(value);
   if ((flag !== "--patterns" && flag !== "--seed") || value === undefined || !Number.isInteger(n) || n < (flag === "--seed" ? 0 : 1)) {
-    console.error(`${usage}\n(${flag === "--patterns" || flag === "--seed" ? `${flag} takes a ${flag === "--seed" ? "non-negative" : "positive"} integer` : `unknown argument ${args[i - (inline === undefined ? 1 : 0)]}`})`);
+    console.error(
+      `${usage}\n(${flag === "--patterns" || flag === "--seed" ? `${flag} takes a ${flag === "--seed" ? "non-negative" : "positive"} integer` : `unknown argument ${args[i - (inline === undefined ? 1 : 0)]}`})`,
+    );
     process.exit(2);
   }
   env[flag === "--patterns" ? "TOLLGATE_DIFF_PATTERNS" : "TOLLGATE_DIFF_SEED"] = String(n);

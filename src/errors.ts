@@ -21,9 +21,7 @@ export interface Issue {
 }
 
 export function formatIssue(issue: Issue): string {
-  const where = issue.file
-    ? `${issue.file}${issue.line !== undefined ? `:${issue.line}:${issue.col ?? 1}` : ""}`
-    : "";
+  const where = issue.file ? `${issue.file}${issue.line !== undefined ? `:${issue.line}:${issue.col ?? 1}` : ""}` : "";
   const head = [where, issue.path].filter(Boolean).join(" ");
   return head ? `${head}: ${issue.message}` : issue.message;
 }

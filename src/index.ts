@@ -19,17 +19,6 @@ export { PendingActionStore } from "./session/store.js";
 export { Session, STORE_UNAVAILABLE } from "./session/session.js";
 export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";
 export { prepareRun, executeRun, runRecipe } from "./runner/run.js";
-export type {
-  Approvals,
-  ApprovalAnswer,
-  Approver,
-  PlanGate,
-  PreparedRun,
-  RunControls,
-  RunEvent,
-  RunInput,
-  RunResult,
-  RunWorld,
-} from "./runner/types.js";
+export type { Approvals, ApprovalAnswer, Approver, PlanGate, PreparedRun, RunControls, RunEvent, RunInput, RunResult, RunWorld } from "./runner/types.js";
 export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
 export { Workspace } from "./workspace/workspace.js";

@@ -4,7 +4,22 @@
 // the files holding `Effect.map(`) and the overhead, without a target. Start-up is S7.
 import path from "node:path";
 import { readFileSync } from "node:fs";
-import { RUNS, alternate, astGrep, astGrepJson, countFiles, countOccurrences, effectCorpus, log, removeWorkspace, row, sideBySide, summarize, tollgate, workspace } from "../lib/harness.mjs";
+import {
+  RUNS,
+  alternate,
+  astGrep,
+  astGrepJson,
+  countFiles,
+  countOccurrences,
+  effectCorpus,
+  log,
+  removeWorkspace,
+  row,
+  sideBySide,
+  summarize,
+  tollgate,
+  workspace,
+} from "../lib/harness.mjs";
 import { floorRun, needleFiles, oneSmallFile } from "../lib/floor.mjs";
 
 export const id = "S1";
@@ -48,7 +63,16 @@ export async function run() {
     const tgKeys = new Set((d.changes ?? []).map((c) => key(c.path, c.line, c.col)));
     const missing = sgKeys.filter((k) => !tgKeys.has(k));
     const extra = [...tgKeys].filter((k) => !sgKeys.includes(k));
-    results.matches = { astGrep: { matches: matches.length, files: sgFiles }, tollgate: { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched, missingFromTollgate: missing, extraInTollgate: extra } };
+    results.matches = {
+      astGrep: { matches: matches.length, files: sgFiles },
+      tollgate: {
+        replacements: d.totalReplacements,
+        files: d.filesTouched,
+        filesSearched: d.filesSearched,
+        missingFromTollgate: missing,
+        extraInTollgate: extra,
+      },
+    };
     log(`  matches: ast-grep ${matches.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched})`);
     log(missing.length === 0 ? `    every one of ast-grep's ${matches.length} matches ✓` : `    ✗ ast-grep matches tollgate misses: ${missing.join(", ")}`);
     if (extra.length > 0) log(`    plus ${extra.length} that the CLI's whole-file parse loses to grammar error recovery: ${extra.join(", ")}`);
@@ -92,7 +116,10 @@ export async function run() {
       return { a: sgRun, b: tgRun };
     });
     rows.push(row("apply (fresh copy)", summarize(a, b), { maxRatio: 0.75 }));
-    results.apply = { astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied), remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining } };
+    results.apply = {
+      astGrepApplied: sgApplied === undefined ? undefined : Number(sgApplied),
+      remainingEffectMapCalls: { astGrep: sgRemaining, tollgate: tgRemaining },
+    };
     notes.push(`apply: ast-grep applied ${sgApplied} (left ${sgRemaining} "Effect.map(" in the tree), tollgate left ${tgRemaining}`);
   }
 

@@ -8,5 +8,13 @@ export const id = "S2";
 export const title = "weak fixed tokens, effect@4.1.0 src/ ($A !== undefined → $A != null)";
 
 export async function run() {
-  return onePatternCase({ label: "effect src/", tree: effectCorpus(), lang: "ts", pat: "$A !== undefined", out: "$A != null", needles: ["!== undefined"], maxOverhead: 1.3 });
+  return onePatternCase({
+    label: "effect src/",
+    tree: effectCorpus(),
+    lang: "ts",
+    pat: "$A !== undefined",
+    out: "$A != null",
+    needles: ["!== undefined"],
+    maxOverhead: 1.3,
+  });
 }

@@ -6,7 +6,20 @@
 // beside it. Before timing, the findings of both are compared (rule, file, line, column).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { RUNS, astGrep, astGrepJson, countFiles, effectCorpus, log, removeWorkspace, row, sideBySide, summarize, tollgate, workspace } from "../lib/harness.mjs";
+import {
+  RUNS,
+  astGrep,
+  astGrepJson,
+  countFiles,
+  effectCorpus,
+  log,
+  removeWorkspace,
+  row,
+  sideBySide,
+  summarize,
+  tollgate,
+  workspace,
+} from "../lib/harness.mjs";
 import { floorRun, needleFiles, oneSmallFile } from "../lib/floor.mjs";
 import { NEEDLES, OPS, PATTERNS } from "./s3-eight-ops.mjs";
 
@@ -20,9 +33,15 @@ function writeRules(dir) {
   mkdirSync(path.join(dir, "rules"), { recursive: true });
   writeFileSync(path.join(dir, "sgconfig.yml"), "ruleDirs: [rules]\n");
   for (const [rid, pat, fix] of RULES) {
-    writeFileSync(path.join(dir, "rules", `${rid}.yml`), `id: ${rid}\nlanguage: TypeScript\nseverity: hint\nrule: { pattern: ${JSON.stringify(pat)} }\nfix: ${JSON.stringify(fix)}\n`);
+    writeFileSync(
+      path.join(dir, "rules", `${rid}.yml`),
+      `id: ${rid}\nlanguage: TypeScript\nseverity: hint\nrule: { pattern: ${JSON.stringify(pat)} }\nfix: ${JSON.stringify(fix)}\n`,
+    );
   }
-  writeFileSync(path.join(dir, "recipe.yaml"), "version: 1\nname: bench-s3-rules\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n");
+  writeFileSync(
+    path.join(dir, "recipe.yaml"),
+    "version: 1\nname: bench-s3-rules\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n",
+  );
   writeFileSync(path.join(dir, "auto.yaml"), "version: 1\ndefault: auto-apply\n");
 }
 
@@ -42,7 +61,13 @@ function compareFindings(ws, sgArgs, notes) {
   const tg = new Set(findings.map((f) => key(f.rule, `src/${f.path.replace(/^src\//, "")}`, f.start.line, f.start.column)));
   const missing = sg.filter((m) => !tg.has(key(m.ruleId, m.file, m.range.start.line + 1, m.range.start.column + 1)));
   log(`  findings: ast-grep ${sg.length}, tollgate ${findings.length}; ast-grep findings tollgate lacks: ${missing.length}`);
-  if (missing.length) notes.push(`${missing.length} ast-grep findings missing from tollgate's (first: ${missing.slice(0, 3).map((m) => `${m.ruleId} ${m.file}:${m.range.start.line + 1}`).join(", ")})`);
+  if (missing.length)
+    notes.push(
+      `${missing.length} ast-grep findings missing from tollgate's (first: ${missing
+        .slice(0, 3)
+        .map((m) => `${m.ruleId} ${m.file}:${m.range.start.line + 1}`)
+        .join(", ")})`,
+    );
   return { astGrep: sg.length, tollgate: findings.length, missing: missing.length };
 }
 

@@ -20,7 +20,7 @@ export const OPS = [
   ["Object.keys($A)", "Reflect.ownKeys($A)"],
   ["Array.isArray($A)", "isArray($A)"],
   ["new Error($A)", "new globalThis.Error($A)"],
-  ["typeof $A === \"function\"", "isFunction($A)"],
+  ['typeof $A === "function"', "isFunction($A)"],
 ];
 /** The floor's plain substrings: a file without any of them holds no match of the eight. */
 export const NEEDLES = ["Effect.map(", "Effect.flatMap(", "Effect.succeed(", "!== undefined", "Object.keys(", "Array.isArray(", "new Error(", "typeof "];
@@ -38,7 +38,9 @@ ${OPS.map(([pat, out]) => `        - { pat: ${q(pat)}, out: ${q(out)} }`).join("
       path: src
 `;
 /** The same eight as ast-grep rules with `fix`, one YAML document each (severity hint: neither tool exits 1). */
-export const RULES = OPS.map(([pat, out], i) => `id: op-${i + 1}\nlanguage: TypeScript\nseverity: hint\nrule:\n  pattern: ${q(pat)}\nfix: ${q(out)}\n`).join("---\n");
+export const RULES = OPS.map(([pat, out], i) => `id: op-${i + 1}\nlanguage: TypeScript\nseverity: hint\nrule:\n  pattern: ${q(pat)}\nfix: ${q(out)}\n`).join(
+  "---\n",
+);
 const FILES = { "recipe.yaml": RECIPE, "auto.yaml": "version: 1\ndefault: auto-apply\n", "rules.yml": RULES };
 const scanArgs = ["scan", "--rule", "rules.yml", "src"];
 
@@ -82,13 +84,20 @@ export async function run() {
       }
     };
     const s = sideBySide(RUNS, "apply", {
-      peer: () => fresh(() => workspace({ src }, FILES), (w) => astGrep([...scanArgs, "-U"], w)),
+      peer: () =>
+        fresh(
+          () => workspace({ src }, FILES),
+          (w) => astGrep([...scanArgs, "-U"], w),
+        ),
       tollgate: () =>
-        fresh(() => workspace({ src }, FILES), (w) => {
-          const r = apply(w);
-          left = countOccurrences(path.join(w, "src"), "Effect.succeed(");
-          return r;
-        }),
+        fresh(
+          () => workspace({ src }, FILES),
+          (w) => {
+            const r = apply(w);
+            left = countOccurrences(path.join(w, "src"), "Effect.succeed(");
+            return r;
+          },
+        ),
       floor: floor.run,
       one: () => fresh(small, apply),
     });

@@ -18,6 +18,14 @@ export async function run() {
   const ten = eightOpsCase({ tree, copies: 10, label: "10×", maxOverhead: 1.3, maxRssMiB: 600, apply: true });
   const growth = ten.results.dryRun.summary.tollgateMs / one.results.dryRun.summary.tollgateMs;
   log(`  10× / 1× tollgate dry-run time: ${growth.toFixed(1)}× (linear: ≤ 10)`);
-  const growthRow = row("time growth, 10× / 1× dry-run", { tollgateMs: ten.results.dryRun.summary.tollgateMs }, { maxRssMiB: null, extra: { text: `growth ${growth.toFixed(1)}× ≤ 10×`, pass: growth <= 10 } });
-  return { rows: [...one.rows, ...ten.rows, growthRow], results: { oneX: one.results, tenX: ten.results, growth }, notes: growth > 10 ? [`S4: time grew ${growth.toFixed(1)}× for 10× the tree`] : [] };
+  const growthRow = row(
+    "time growth, 10× / 1× dry-run",
+    { tollgateMs: ten.results.dryRun.summary.tollgateMs },
+    { maxRssMiB: null, extra: { text: `growth ${growth.toFixed(1)}× ≤ 10×`, pass: growth <= 10 } },
+  );
+  return {
+    rows: [...one.rows, ...ten.rows, growthRow],
+    results: { oneX: one.results, tenX: ten.results, growth },
+    notes: growth > 10 ? [`S4: time grew ${growth.toFixed(1)}× for 10× the tree`] : [],
+  };
 }

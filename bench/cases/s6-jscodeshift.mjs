@@ -13,7 +13,24 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { NODE, ROOT, RUNS, TOLLGATE, alternate, countFiles, cpus, log, measure, npmCorpus, removeWorkspace, row, summarize, tollgate, treePeakKiB, workspace } from "../lib/harness.mjs";
+import {
+  NODE,
+  ROOT,
+  RUNS,
+  TOLLGATE,
+  alternate,
+  countFiles,
+  cpus,
+  log,
+  measure,
+  npmCorpus,
+  removeWorkspace,
+  row,
+  summarize,
+  tollgate,
+  treePeakKiB,
+  workspace,
+} from "../lib/harness.mjs";
 
 export const id = "S6";
 export const title = "jscodeshift: react-codemod rename-unsafe-lifecycles (tsx) over @blueprintjs/core@3.54.0 src/";
@@ -54,7 +71,9 @@ export async function run() {
   const src = npmCorpus("@blueprintjs/core@3.54.0", "src");
   const { n: files, bytes } = countFiles(src, (f) => /\.(tsx?|jsx?)$/.test(f));
   const workers = await tollgateWorkers();
-  log(`  corpus: @blueprintjs/core@3.54.0 src/ — ${files} TS/TSX files, ${(bytes / 1e6).toFixed(1)} MB; tollgate workers ${workers}, jscodeshift --cpus=${workers} (it runs min(${workers}, ${Math.max(cpus() - 1, 1)}))`);
+  log(
+    `  corpus: @blueprintjs/core@3.54.0 src/ — ${files} TS/TSX files, ${(bytes / 1e6).toFixed(1)} MB; tollgate workers ${workers}, jscodeshift --cpus=${workers} (it runs min(${workers}, ${Math.max(cpus() - 1, 1)}))`,
+  );
   const results = { corpus: { package: "@blueprintjs/core@3.54.0", files, bytes }, workers };
   const rows = [];
   const notes = [];
@@ -67,7 +86,9 @@ export async function run() {
     const theirs = jscodeshiftChanged(ws, workers);
     const ours = [...d.changed].sort();
     const same = JSON.stringify(ours) === JSON.stringify(theirs);
-    log(`  changed files: tollgate ${ours.length}, jscodeshift ${theirs.length}${same ? " — the same files ✓" : " ✗ differ"} (errors: tollgate ${d.errors.length})`);
+    log(
+      `  changed files: tollgate ${ours.length}, jscodeshift ${theirs.length}${same ? " — the same files ✓" : " ✗ differ"} (errors: tollgate ${d.errors.length})`,
+    );
     results.changed = { tollgate: ours.length, jscodeshift: theirs.length, same, errors: d.errors.length, searched: d.filesSearched };
     if (!same) notes.push(`changed files differ: tollgate ${ours.join(", ")} / jscodeshift ${theirs.join(", ")}`);
 
@@ -78,7 +99,13 @@ export async function run() {
     const jsTree = await treePeakKiB(NODE, [JSCODESHIFT, "--dry", "--silent", `--cpus=${workers}`, "--parser=tsx", "-t", TRANSFORM, "src"], ws);
     if (tgTree !== undefined) {
       results.treePeakKiB = { tollgate: tgTree, jscodeshift: jsTree };
-      rows.push(row("peak RSS of the whole process tree (summed, sampled)", { tollgatePeakRssKiB: tgTree, peerPeakRssKiB: jsTree }, { maxRssMiB: null, extra: { text: "tree RSS < 300 MiB", pass: tgTree < 300 * 1024 } }));
+      rows.push(
+        row(
+          "peak RSS of the whole process tree (summed, sampled)",
+          { tollgatePeakRssKiB: tgTree, peerPeakRssKiB: jsTree },
+          { maxRssMiB: null, extra: { text: "tree RSS < 300 MiB", pass: tgTree < 300 * 1024 } },
+        ),
+      );
     }
     if (workers !== 1) {
       const one = alternate(RUNS, "jscodeshift dry-run, one worker", () => ({ a: jscodeshift(ws, 1), b: dryRun(ws, { TOLLGATE_JSCODESHIFT_WORKERS: "1" }) }));

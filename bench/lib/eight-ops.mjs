@@ -28,7 +28,9 @@ const SCAN = ["scan", "--rule", "rules.yml", "src"];
 function logRss(what, s, maxRssMiB) {
   if (s.tollgatePeakRssKiB === undefined) return;
   const mib = s.tollgatePeakRssKiB / 1024;
-  log(`  ${what}: tollgate peak RSS ${mib.toFixed(0)} MiB (target < ${maxRssMiB} MiB: ${mib < maxRssMiB ? "met" : "MISSED"}); ast-grep ${s.peerPeakRssKiB === undefined ? "n/a" : (s.peerPeakRssKiB / 1024).toFixed(0)} MiB`);
+  log(
+    `  ${what}: tollgate peak RSS ${mib.toFixed(0)} MiB (target < ${maxRssMiB} MiB: ${mib < maxRssMiB ? "met" : "MISSED"}); ast-grep ${s.peerPeakRssKiB === undefined ? "n/a" : (s.peerPeakRssKiB / 1024).toFixed(0)} MiB`,
+  );
 }
 
 function inFresh(make, fn) {
@@ -59,7 +61,8 @@ export function eightOpsCase({ tree, copies, label, maxOverhead, maxRssMiB, appl
   const one = small();
   const floor = floorRun("ts", needleFiles(path.join(ws, "src"), "ts", NEEDLES), PATTERNS);
   try {
-    const dry = (dir) => tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(dir, "report.json"), "--patch", path.join(dir, "changes.patch")], dir);
+    const dry = (dir) =>
+      tollgate(["run", "recipe.yaml", "--dry-run", "--report", path.join(dir, "report.json"), "--patch", path.join(dir, "changes.patch")], dir);
     const s0 = sideBySide(runs, `${label} dry-run`, { peer: () => astGrep(SCAN, ws), tollgate: () => dry(ws), floor: floor.run, one: () => dry(one) });
     const d = JSON.parse(readFileSync(path.join(ws, "report.json"), "utf8")).steps[0].details;
     results.dryRun = { replacements: d.totalReplacements, files: d.filesTouched, filesSearched: d.filesSearched };
@@ -71,7 +74,11 @@ export function eightOpsCase({ tree, copies, label, maxOverhead, maxRssMiB, appl
     if (apply) {
       const runApply = (w) => tollgate(["run", "recipe.yaml", "--policy", "auto.yaml", "--report", path.join(w, "report.json")], w);
       const a0 = sideBySide(runs, `${label} apply`, {
-        peer: () => inFresh(() => workspace({ src: tree }, FILES, copies), (w) => astGrep([...SCAN, "-U"], w)),
+        peer: () =>
+          inFresh(
+            () => workspace({ src: tree }, FILES, copies),
+            (w) => astGrep([...SCAN, "-U"], w),
+          ),
         tollgate: () => inFresh(() => workspace({ src: tree }, FILES, copies), runApply),
         floor: floor.run,
         one: () => inFresh(small, runApply),

@@ -11,7 +11,9 @@ const job = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const napi = require("@ast-grep/napi");
 if (job.dynamic) {
   const mod = require(job.dynamic);
-  napi.registerDynamicLanguage({ [job.lang]: { libraryPath: mod.libraryPath, extensions: mod.extensions, ...(mod.expandoChar ? { expandoChar: mod.expandoChar } : {}) } });
+  napi.registerDynamicLanguage({
+    [job.lang]: { libraryPath: mod.libraryPath, extensions: mod.extensions, ...(mod.expandoChar ? { expandoChar: mod.expandoChar } : {}) },
+  });
 }
 const rule = { any: job.patterns.map((pattern) => ({ pattern })) };
 let files = 0;

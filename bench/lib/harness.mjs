@@ -59,7 +59,10 @@ export function effectCorpus() {
 /** The newest /usr/lib/python3.N standard library on this machine, or undefined. */
 export function pythonStdlib() {
   const dirs = existsSync("/usr/lib")
-    ? readdirSync("/usr/lib").filter((d) => /^python3\.\d+$/.test(d)).map((d) => path.join("/usr/lib", d)).filter((d) => existsSync(path.join(d, "os.py")))
+    ? readdirSync("/usr/lib")
+        .filter((d) => /^python3\.\d+$/.test(d))
+        .map((d) => path.join("/usr/lib", d))
+        .filter((d) => existsSync(path.join(d, "os.py")))
     : [];
   return dirs.sort((a, b) => Number(a.split(".").pop()) - Number(b.split(".").pop())).pop();
 }
@@ -136,7 +139,10 @@ export function ensureBuilt() {
 /** ast-grep's `--json=stream` matches of `args` (e.g. `["run", "-p", p, "-l", "ts", "src"]`) in `cwd`. */
 export function astGrepJson(args, cwd) {
   const r = spawnSync(astGrepBinary(), [...args, "--json=stream"], { cwd, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
-  return r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return r.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 // ---------------------------------------------------------------- measuring
@@ -270,8 +276,10 @@ export const fmtMiB = (kib) => (kib === undefined ? "n/a" : `${(kib / 1024).toFi
 export function row(name, summary, { maxRatio, maxOverhead, maxRssMiB = 300, extra } = {}) {
   const checks = [];
   if (maxRatio !== undefined) checks.push({ text: `ratio ≤ ${maxRatio.toFixed(2)}`, pass: summary.ratio !== undefined && summary.ratio <= maxRatio });
-  if (maxOverhead !== undefined) checks.push({ text: `overhead ≤ ${maxOverhead.toFixed(2)}`, pass: summary.overhead !== undefined && summary.overhead <= maxOverhead });
-  if (maxRssMiB != null && summary.tollgatePeakRssKiB !== undefined) checks.push({ text: `RSS < ${maxRssMiB} MiB`, pass: summary.tollgatePeakRssKiB < maxRssMiB * 1024 });
+  if (maxOverhead !== undefined)
+    checks.push({ text: `overhead ≤ ${maxOverhead.toFixed(2)}`, pass: summary.overhead !== undefined && summary.overhead <= maxOverhead });
+  if (maxRssMiB != null && summary.tollgatePeakRssKiB !== undefined)
+    checks.push({ text: `RSS < ${maxRssMiB} MiB`, pass: summary.tollgatePeakRssKiB < maxRssMiB * 1024 });
   if (extra) checks.push(extra);
   const informational = maxRatio === undefined && maxOverhead === undefined && !extra;
   return {
@@ -288,7 +296,19 @@ export function row(name, summary, { maxRatio, maxOverhead, maxRssMiB = 300, ext
  * overhead, peak RSS, the target and PASS/FAIL ("not met" spelled out for a missed target).
  */
 export function printTable(rows) {
-  const head = ["case", "measurement", "peer", "tollgate", "ratio", "CPU ratio", "floor / one file / node", "overhead", "peak RSS tollgate / peer", "target", "result"];
+  const head = [
+    "case",
+    "measurement",
+    "peer",
+    "tollgate",
+    "ratio",
+    "CPU ratio",
+    "floor / one file / node",
+    "overhead",
+    "peak RSS tollgate / peer",
+    "target",
+    "result",
+  ];
   const fixed = (x) => (x === undefined ? "n/a" : x.toFixed(2));
   const body = rows.map((r) => [
     r.case,
@@ -310,7 +330,11 @@ export function printTable(rows) {
   for (const b of body) log(line(b));
 }
 
-export const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
+export const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 export const cpus = () => os.availableParallelism?.() ?? os.cpus().length;
 
 /**

@@ -30,9 +30,16 @@ function compareMatches(ws, pat, lang, report, notes) {
     return !tg.has(k) && !skipped.has(m.file) && !bad.has(k.replace(/^src\//, ""));
   });
   const sgFiles = new Set(sg.map((m) => m.file)).size;
-  log(`  matches: ast-grep ${sg.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched}, ${skipped.size} skipped, ${bad.size} resting on syntax errors)`);
+  log(
+    `  matches: ast-grep ${sg.length} in ${sgFiles} files; tollgate ${d.totalReplacements} in ${d.filesTouched} files (searched ${d.filesSearched}, ${skipped.size} skipped, ${bad.size} resting on syntax errors)`,
+  );
   if (missing.length) {
-    log(`  ✗ ast-grep matches tollgate misses: ${missing.slice(0, 10).map((m) => key(m.file, m.range.start.line + 1, m.range.start.column + 1)).join(", ")}`);
+    log(
+      `  ✗ ast-grep matches tollgate misses: ${missing
+        .slice(0, 10)
+        .map((m) => key(m.file, m.range.start.line + 1, m.range.start.column + 1))
+        .join(", ")}`,
+    );
     notes.push(`${missing.length} ast-grep matches missing from tollgate's`);
   } else log("  every ast-grep match found ✓");
   return { astGrep: sg.length, tollgate: d.totalReplacements, missing: missing.length };

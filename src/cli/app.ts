@@ -107,7 +107,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof InputError && githubFormat(argv, process.env)) {
       const { inputErrorAnnotations } = await import("../github/annotations.js");
-      process.stdout.write(inputErrorAnnotations(err.issues, process.env).map((l) => `${l}\n`).join(""));
+      process.stdout.write(
+        inputErrorAnnotations(err.issues, process.env)
+          .map((l) => `${l}\n`)
+          .join(""),
+      );
     }
     return reportError(err);
   }
@@ -120,7 +124,9 @@ export async function main(argv: string[]): Promise<number> {
  * `--help` renders it afresh. Guarded: an internal of yargs 18.
  */
 function skipHelpCache(cli: unknown): void {
-  const usage = (cli as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.().getUsageInstance?.();
+  const usage = (cli as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
+    .getInternalMethods?.()
+    .getUsageInstance?.();
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 

@@ -31,7 +31,9 @@ export function nextSteps(report: Report, argv: readonly string[]): string[] {
   if (pending.length > 0 && !report.run.check) {
     const ids = pending.length <= 3 ? pending.join(",") : "<id>";
     const what = pending.length === 1 ? "1 action awaits approval" : `${pending.length} actions await approval`;
-    return [`tollgate: ${what}: run again with --approve ${ids}${pending.length > 1 ? " (a comma-separated list)" : ""}, or --approve-all to approve every one`];
+    return [
+      `tollgate: ${what}: run again with --approve ${ids}${pending.length > 1 ? " (a comma-separated list)" : ""}, or --approve-all to approve every one`,
+    ];
   }
   if (!report.run.check) return [];
   const words = withoutDryRun(argv);

@@ -30,7 +30,10 @@ async function start(args: string[]): Promise<void> {
   // once what was written to stdout and stderr has been handed on.
   const flushed = (stream: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => {
-      if (stream.destroyed || !stream.writable) { resolve(); return; }
+      if (stream.destroyed || !stream.writable) {
+        resolve();
+        return;
+      }
       stream.write("", () => resolve());
     });
   await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), new Promise((r) => setTimeout(r, 10_000).unref())]);

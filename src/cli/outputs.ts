@@ -28,19 +28,19 @@ async function toStream(stream: NodeJS.WritableStream, chunk: string): Promise<v
  * time. `--format github` output is added by the GitHub integration (src/github), which reads
  * each outcome's diff as it renders it.
  */
-export async function writeOutputs(
-  report: Report,
-  args: OutputArgs,
-  log: (line: string) => void = () => {},
-  previews: readonly Preview[] = [],
-): Promise<void> {
+export async function writeOutputs(report: Report, args: OutputArgs, log: (line: string) => void = () => {}, previews: readonly Preview[] = []): Promise<void> {
   if (args.report) await writeFileAtomicStream(args.report, (write) => writeReportJson(report, write), "--report");
   if (args.patch) {
     const root = report.run.cwd;
-    await writeFileAtomicStream(args.patch, (write) =>
-      writeCombinedPatch(previews, (p) => readCurrent(path.join(root, p)), write, (s) =>
-        log(`tollgate: --patch: ${s.id} left out for ${s.path}: it conflicts with an earlier preview of that file`),
-      ),
+    await writeFileAtomicStream(
+      args.patch,
+      (write) =>
+        writeCombinedPatch(
+          previews,
+          (p) => readCurrent(path.join(root, p)),
+          write,
+          (s) => log(`tollgate: --patch: ${s.id} left out for ${s.path}: it conflicts with an earlier preview of that file`),
+        ),
       "--patch",
     );
   }

@@ -95,10 +95,17 @@ function readKey(input: NodeJS.ReadStream, onInterrupt?: () => void, signal?: Ab
       for (const ch of chunk.toString("utf8").toLowerCase()) {
         if (ch === "\u0003") {
           onInterrupt?.();
-          finish("q"); return;
+          finish("q");
+          return;
         }
-        if (ch === "\u0004") { finish("q"); return; }
-        if ((KEYS as readonly string[]).includes(ch)) { finish(ch as ApprovalAnswer); return; }
+        if (ch === "\u0004") {
+          finish("q");
+          return;
+        }
+        if ((KEYS as readonly string[]).includes(ch)) {
+          finish(ch as ApprovalAnswer);
+          return;
+        }
       }
     };
     // End of input or EIO on a terminal: it closed under us (its SIGHUP may come later or never).
@@ -109,7 +116,10 @@ function readKey(input: NodeJS.ReadStream, onInterrupt?: () => void, signal?: Ab
     // A signal while waiting for a key (SIGTERM, the terminal closing) ends the wait: the run
     // sees its aborted signal and stops as on Ctrl-C (the rest discarded, report written, exit 130).
     const onAbort = () => finish("q");
-    if (signal?.aborted) { finish("q"); return; }
+    if (signal?.aborted) {
+      finish("q");
+      return;
+    }
     signal?.addEventListener("abort", onAbort, { once: true });
     input.once("error", onEnd); // EIO once the terminal is gone
     input.setRawMode?.(true);

@@ -10,7 +10,7 @@ export function divertStdout(): () => void {
   // Kept as it is, to be put back as it was (not bound: restoring must leave the stream unchanged).
   // eslint-disable-next-line @typescript-eslint/unbound-method
   const original = stdout.write;
-  stdout.write = ((chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest));
+  stdout.write = (chunk: unknown, ...rest: unknown[]) => (process.stderr.write as (...a: unknown[]) => boolean)(chunk, ...rest);
   let restored = false;
   return () => {
     if (restored) return;

@@ -19,7 +19,9 @@ export function defineTool<TParams extends TSchema, TDetails = unknown>(
   parameters: TParams,
   factory: (pi: CustomToolAPI) => Awaitable<Omit<CustomTool<TParams, TDetails>, "parameters">>,
 ): CustomToolFactory;
-export function defineTool<TParams extends TSchema, TDetails = unknown>(factory: (pi: CustomToolAPI) => Awaitable<CustomTool<TParams, TDetails>>): CustomToolFactory;
+export function defineTool<TParams extends TSchema, TDetails = unknown>(
+  factory: (pi: CustomToolAPI) => Awaitable<CustomTool<TParams, TDetails>>,
+): CustomToolFactory;
 export function defineTool(
   first: TSchema | ((pi: CustomToolAPI) => Awaitable<CustomTool>),
   factory?: (pi: CustomToolAPI) => Awaitable<Omit<CustomTool, "parameters">>,

@@ -195,7 +195,12 @@ function commonDir(dirs: string[]): string {
 async function gitList(root: string, dirs: string[], skipped: SkippedEntry[]): Promise<string[] | null> {
   if (!insideGitWorkTree(root)) return null; // spares a process spawn outside repositories
   const specs = dirs.includes(".") ? ["."] : dirs;
-  const out = await runGit(root, ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs], gitListTimeoutMs(), "buffer");
+  const out = await runGit(
+    root,
+    ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs],
+    gitListTimeoutMs(),
+    "buffer",
+  );
   if (out === null) return null;
   const names: string[] = [];
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -308,7 +313,9 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
   const explicitFiles = entries.filter((e) => e.kind === "file").map((e) => e.base);
   const dirEntries = entries.filter((e) => e.kind === "dir");
   const singleFile = entries.length === 1 && entries[0]!.kind === "file";
-  const baseDir = singleFile ? path.posix.dirname(entries[0]!.base) || "." : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
+  const baseDir = singleFile
+    ? path.posix.dirname(entries[0]!.base) || "."
+    : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
 
   // Where a file sits in the directory entries: its path relative to the directory the `glob`
   // parameter is relative to, or undefined when no entry holds it. A path glob may name files

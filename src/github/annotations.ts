@@ -18,7 +18,6 @@ export function kindOf(outcome: Outcome): AnnotationKind {
   return "warning";
 }
 
-
 export interface Annotation {
   kind: AnnotationKind;
   file?: string;
@@ -123,6 +122,10 @@ export function inputErrorAnnotations(issues: readonly Issue[], env: NodeJS.Proc
       if (rel !== undefined) file = rel;
     }
     const message = issue.path ? `${issue.path}: ${issue.message}` : issue.message;
-    return command("error", { file, line: issue.line, col: issue.line !== undefined ? (issue.col ?? 1) : undefined, title: "tollgate: invalid input" }, message);
+    return command(
+      "error",
+      { file, line: issue.line, col: issue.line !== undefined ? (issue.col ?? 1) : undefined, title: "tollgate: invalid input" },
+      message,
+    );
   });
 }

@@ -28,8 +28,9 @@ export function command(name: string, properties: Record<string, string | number
  * runner no longer recognises it while a human reads the same text.
  */
 export function sanitizeForGithubLog(text: string): string {
-  return text.replace(/^([ \t]*)(:)(?=:)|^([ \t]*)(#)(?=#\[)/gm, (_m, sp1: string | undefined, c1: string | undefined, sp2: string | undefined, c2: string | undefined) =>
-    `${sp1 ?? sp2 ?? ""}${c1 ?? c2}\u200b`,
+  return text.replace(
+    /^([ \t]*)(:)(?=:)|^([ \t]*)(#)(?=#\[)/gm,
+    (_m, sp1: string | undefined, c1: string | undefined, sp2: string | undefined, c2: string | undefined) => `${sp1 ?? sp2 ?? ""}${c1 ?? c2}\u200b`,
   );
 }
 

@@ -40,12 +40,21 @@ export async function writeGithub(report: Report, options: GithubOptions): Promi
   }
   const summaryFile = options.env.GITHUB_STEP_SUMMARY;
   if (summaryFile) {
-    const existing = await stat(summaryFile).then((s) => s.size).catch(() => 0);
+    const existing = await stat(summaryFile)
+      .then((s) => s.size)
+      .catch(() => 0);
     const maxBytes = Math.max(16 * 1024, SUMMARY_LIMIT - existing - 8 * 1024);
     await appendFile(summaryFile, `${renderSummary(report, { maxBytes, ...(reportPath ? { reportPath } : {}) })}\n`);
   }
   const outputFile = options.env.GITHUB_OUTPUT;
   if (outputFile) {
-    await appendFile(outputFile, renderOutputs(report, { ...(reportPath ? { reportPath } : {}), ...(options.sarif ? { sarif: { path: path.resolve(options.sarif.path), errorCount: options.sarif.errorCount } } : {}), delimiter: () => `ghadelim_${random()}` }));
+    await appendFile(
+      outputFile,
+      renderOutputs(report, {
+        ...(reportPath ? { reportPath } : {}),
+        ...(options.sarif ? { sarif: { path: path.resolve(options.sarif.path), errorCount: options.sarif.errorCount } } : {}),
+        delimiter: () => `ghadelim_${random()}`,
+      }),
+    );
   }
 }

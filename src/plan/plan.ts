@@ -26,7 +26,7 @@ export async function fileSha256(file: string, what: string, display: string): P
   } catch (err) {
     if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${display}: cannot read ${what} (${code === "ENOENT" ? "file not found" : code ?? String(err)})`);
+    throw new InputError(`${display}: cannot read ${what} (${code === "ENOENT" ? "file not found" : (code ?? String(err))})`);
   }
 }
 
@@ -131,7 +131,9 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
     text = await readFile(file, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read plan (${code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : code ?? String(err)})`);
+    throw new InputError(
+      `${file}: cannot read plan (${code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : (code ?? String(err))})`,
+    );
   }
   let data: unknown;
   try {

@@ -1,9 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 
-export const DecisionSchema = Type.Union(
-  [Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard")],
-  { description: "What happens to a matching action" },
-);
+export const DecisionSchema = Type.Union([Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard")], {
+  description: "What happens to a matching action",
+});
 export type PolicyDecision = Static<typeof DecisionSchema>;
 export const DECISIONS: readonly PolicyDecision[] = ["auto-apply", "require-approval", "dry-run", "discard"];
 
@@ -16,9 +15,7 @@ export const RuleSchema = Type.Object(
           tool: Type.Optional(Type.String({ description: "Glob over the action's sourceToolName" })),
           step: Type.Optional(Type.String({ description: "Glob over the step id" })),
           label: Type.Optional(Type.String({ description: "Glob over the action's label" })),
-          paths: Type.Optional(
-            Type.Array(Type.String(), { description: "Every touched path must match one of these globs" }),
-          ),
+          paths: Type.Optional(Type.Array(Type.String(), { description: "Every touched path must match one of these globs" })),
           maxFiles: Type.Optional(Type.Integer({ minimum: 0 })),
           maxReplacements: Type.Optional(Type.Integer({ minimum: 0 })),
         },

@@ -118,11 +118,7 @@ function interpolate(value: unknown, vars: Record<string, VarValue>, at: PathSeg
  * Resolves step ids, `${{ }}` references and checks every step against its tool's schema.
  * Returns all problems at once, each with file:line:col.
  */
-export function checkSteps(
-  recipe: Omit<Recipe, "steps">,
-  raw: RecipeFile,
-  tools: ReadonlyMap<string, Tool>,
-): { steps: RecipeStep[]; issues: Issue[] } {
+export function checkSteps(recipe: Omit<Recipe, "steps">, raw: RecipeFile, tools: ReadonlyMap<string, Tool>): { steps: RecipeStep[]; issues: Issue[] } {
   const located = recipe.located;
   const issues: Issue[] = [];
   const at = (p: PathSeg[], message: string, atKey = false): Issue => ({

@@ -40,7 +40,10 @@ export async function readConfigFile(file: string, displayName: string, kind: st
       return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
       // a replacement character would slip into a pattern or a file's content unnoticed
-      const valid = bytes.subarray(0, firstInvalidUtf8(bytes)).toString("utf8").replace(/^\uFEFF/, "");
+      const valid = bytes
+        .subarray(0, firstInvalidUtf8(bytes))
+        .toString("utf8")
+        .replace(/^\uFEFF/, "");
       const lines = valid.split("\n");
       const where = `${lines.length}:${lines[lines.length - 1]!.length + 1}`;
       throw new InputError(`${displayName}:${where}: cannot read ${kind}: not valid UTF-8`);

@@ -6,9 +6,7 @@ export const MAX_STEPS = 10_000;
 /** A recipe as users write it. `with` is checked later against the tool's own schema. */
 export const RecipeStepSchema = Type.Object(
   {
-    id: Type.Optional(
-      Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$", description: 'Step id; default "<index>-<tool>"' }),
-    ),
+    id: Type.Optional(Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$", description: 'Step id; default "<index>-<tool>"' })),
     tool: Type.String({ minLength: 1, description: "Tool name: a built-in, a custom tool, or resolve" }),
     with: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Tool parameters" })),
     timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds before the step is failed" })),

@@ -109,7 +109,7 @@ export function locate(located: LocatedDocument, path: readonly PathSeg[], atKey
       const keyRange = (pair.key as Node).range;
       node = pair.value;
       const valueRange = (node as Node | null)?.range;
-      best = (atKey && seg === path[path.length - 1] ? keyRange : valueRange ?? keyRange) ?? best;
+      best = (atKey && seg === path[path.length - 1] ? keyRange : (valueRange ?? keyRange)) ?? best;
     } else if (isSeq(node) && typeof seg === "number") {
       node = node.items[seg];
       best = (node as Node | undefined)?.range ?? best;

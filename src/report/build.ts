@@ -46,7 +46,13 @@ export function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, i
 }
 
 /** `shards`: for a merged report, the shard of each entry of a merged step's `details.shards`. */
-export function summarize(steps: StepRecord[], outcomes: OutcomeRecord[], check: boolean, interrupted: boolean, shards?: ReadonlyArray<number | undefined>): Summary {
+export function summarize(
+  steps: StepRecord[],
+  outcomes: OutcomeRecord[],
+  check: boolean,
+  interrupted: boolean,
+  shards?: ReadonlyArray<number | undefined>,
+): Summary {
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const files = new Set<string>();
   let additions = 0;

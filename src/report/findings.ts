@@ -33,14 +33,25 @@ const SEVERITIES = new Set(["error", "warning", "info", "hint"]);
 
 function isFinding(v: unknown): v is ReportFinding {
   const f = v as ReportFinding | null;
-  return Boolean(f && typeof f === "object" && typeof f.rule === "string" && typeof f.path === "string" && SEVERITIES.has(f.severity) && f.start && typeof f.start.line === "number");
+  return Boolean(
+    f &&
+    typeof f === "object" &&
+    typeof f.rule === "string" &&
+    typeof f.path === "string" &&
+    SEVERITIES.has(f.severity) &&
+    f.start &&
+    typeof f.start.line === "number",
+  );
 }
 
 /**
  * Every finding of the report's ast_scan steps, with the step that produced it. A merged report
  * holds each shard's details under `shards` (merge-reports), in shard order.
  */
-export function findingsOf(steps: readonly StepRecord[], shards: ReadonlyArray<number | undefined> = []): Array<ReportFinding & { step: string; shard?: number }> {
+export function findingsOf(
+  steps: readonly StepRecord[],
+  shards: ReadonlyArray<number | undefined> = [],
+): Array<ReportFinding & { step: string; shard?: number }> {
   const out: Array<ReportFinding & { step: string; shard?: number }> = [];
   const add = (details: unknown, step: string, shard: number | undefined) => {
     const list = (details as { findings?: unknown } | null)?.findings;
@@ -71,7 +82,11 @@ export function shardOrder(outcomes: readonly OutcomeRecord[], mergedFrom?: Read
   return [...new Set(outcomes.map((o) => o.shard?.index))];
 }
 
-export function countFindings(steps: readonly StepRecord[], outcomes: readonly OutcomeRecord[], shards: ReadonlyArray<number | undefined> = []): FindingCounts | undefined {
+export function countFindings(
+  steps: readonly StepRecord[],
+  outcomes: readonly OutcomeRecord[],
+  shards: ReadonlyArray<number | undefined> = [],
+): FindingCounts | undefined {
   const findings = findingsOf(steps, shards);
   if (findings.length === 0 && !steps.some((s) => s.tool === "ast_scan")) return undefined;
   const applied = appliedIds(outcomes);

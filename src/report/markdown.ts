@@ -62,7 +62,9 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   if (rows.length > 0) {
     head.push("### Changes", "", "| file | change | +/− | action | outcome | decision (rule) |", "|---|---|---|---|---|---|");
     for (const { o, f } of rows.slice(0, MAX_ROWS)) {
-      head.push(`| \`${cell(f.path).replace(/`/g, "'")}\` | ${f.change} | +${f.additions} −${f.deletions} | ${cell(o.id)} | ${OUTCOME_WORD[o.outcome]} | ${decision(o)} |`);
+      head.push(
+        `| \`${cell(f.path).replace(/`/g, "'")}\` | ${f.change} | +${f.additions} −${f.deletions} | ${cell(o.id)} | ${OUTCOME_WORD[o.outcome]} | ${decision(o)} |`,
+      );
     }
     if (rows.length > MAX_ROWS) head.push("", `_${plural(rows.length - MAX_ROWS, "more file")} in ${where}._`);
     head.push("");

@@ -94,6 +94,11 @@ export async function combinePreviews(
 ): Promise<{ patch: string; skipped: Array<{ id: string; path: string }> }> {
   let patch = "";
   const skipped: Array<{ id: string; path: string }> = [];
-  await writeCombinedPatch(previews, current, (chunk) => void (patch += chunk), (s) => skipped.push(s));
+  await writeCombinedPatch(
+    previews,
+    current,
+    (chunk) => void (patch += chunk),
+    (s) => skipped.push(s),
+  );
   return { patch, skipped };
 }

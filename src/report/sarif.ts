@@ -131,7 +131,12 @@ export function buildSarif(report: Report, options: SarifOptions = {}): { log: R
               artifactLocation: { uri: uriOf(f.path, prefix), uriBaseId: "%SRCROOT%" },
               replacements: [
                 {
-                  deletedRegion: { startLine: f.replacement.start.line, startColumn: f.replacement.start.column, endLine: f.replacement.end.line, endColumn: f.replacement.end.column },
+                  deletedRegion: {
+                    startLine: f.replacement.start.line,
+                    startColumn: f.replacement.start.column,
+                    endLine: f.replacement.end.line,
+                    endColumn: f.replacement.end.column,
+                  },
                   insertedContent: { text: f.replacement.text },
                 },
               ],
@@ -146,7 +151,12 @@ export function buildSarif(report: Report, options: SarifOptions = {}): { log: R
   for (const o of report.outcomes) {
     if (o.sourceToolName === "ast_scan" || !unapplied(o)) continue;
     const id = `tollgate/${o.sourceToolName}`;
-    const index = ruleOf({ id, name: id, shortDescription: { text: `A change staged by ${o.sourceToolName} and left unapplied` }, defaultConfiguration: { level: "warning" } });
+    const index = ruleOf({
+      id,
+      name: id,
+      shortDescription: { text: `A change staged by ${o.sourceToolName} and left unapplied` },
+      defaultConfiguration: { level: "warning" },
+    });
     const lines = firstChangedLines(o.diff ?? "", false);
     o.files.forEach((file, i) => {
       const line = lines.length === o.files.length ? lines[i]! : 1;
@@ -184,7 +194,14 @@ function logOf(report: Report, allRules: SarifRule[], results: SarifResult[], to
   const rules = used.map((i) => allRules[i]!);
   const notes =
     results.length < total
-      ? [{ level: "warning", message: { text: `Truncated to ${results.length} of ${total} results to stay within GitHub code scanning's limits; every finding is in the JSON report` } }]
+      ? [
+          {
+            level: "warning",
+            message: {
+              text: `Truncated to ${results.length} of ${total} results to stay within GitHub code scanning's limits; every finding is in the JSON report`,
+            },
+          },
+        ]
       : [];
   return {
     $schema: SARIF_SCHEMA,

@@ -21,13 +21,7 @@ export const OutcomeSchema = Type.Union(
 );
 
 export const DecisionSchema = Type.Union(
-  [
-    Type.Literal("auto-apply"),
-    Type.Literal("require-approval"),
-    Type.Literal("dry-run"),
-    Type.Literal("discard"),
-    Type.Literal("blocked"),
-  ],
+  [Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard"), Type.Literal("blocked")],
   { description: "What the policy decided (blocked: the action touches a protected or outside path)" },
 );
 
@@ -70,13 +64,7 @@ export const OutcomeRecordSchema = Type.Object(
       Type.Object(
         {
           by: Type.String(),
-          via: Type.Union([
-            Type.Literal("flag"),
-            Type.Literal("approve-all"),
-            Type.Literal("file"),
-            Type.Literal("prompt"),
-            Type.Literal("plan"),
-          ]),
+          via: Type.Union([Type.Literal("flag"), Type.Literal("approve-all"), Type.Literal("file"), Type.Literal("prompt"), Type.Literal("plan")]),
         },
         { additionalProperties: false },
       ),
@@ -122,20 +110,15 @@ export const RunInfoSchema = Type.Object(
     tool: Type.Literal("tollgate"),
     version: Type.String(),
     command: Type.String(),
-    recipe: Type.Object(
-      { path: Type.String(), sha256: Sha, name: Nullable(Type.String()) },
-      { additionalProperties: false },
-    ),
+    recipe: Type.Object({ path: Type.String(), sha256: Sha, name: Nullable(Type.String()) }, { additionalProperties: false }),
     policy: Type.Object({ path: Nullable(Type.String()), sha256: Nullable(Sha) }, { additionalProperties: false }),
     vars: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
     cwd: Type.String(),
-    git: Type.Object(
-      { head: Nullable(Type.String()), dirty: Type.Union([Type.Boolean(), Type.Null()]) },
-      { additionalProperties: false },
-    ),
+    git: Type.Object({ head: Nullable(Type.String()), dirty: Type.Union([Type.Boolean(), Type.Null()]) }, { additionalProperties: false }),
     repository: Type.Optional(
       Type.Union([Type.String(), Type.Null()], {
-        description: "The repository the run was in: GITHUB_REPOSITORY (owner/name), else the origin remote (owner/name on github.com, host/path elsewhere, credentials dropped); null when neither is known",
+        description:
+          "The repository the run was in: GITHUB_REPOSITORY (owner/name), else the origin remote (owner/name on github.com, host/path elsewhere, credentials dropped); null when neither is known",
       }),
     ),
     mode: Type.String({ description: "dry-run, or the policy default in effect" }),
@@ -208,9 +191,7 @@ export const ReportSchema = Type.Object(
     outcomes: Type.Array(OutcomeRecordSchema, { description: "One per resolve outcome, in resolution order" }),
     summary: SummarySchema,
     exitCode: Type.Integer({ description: "0 done, 1 outstanding, 3 failure, 130 interrupted" }),
-    fromPlan: Type.Optional(
-      Type.Object({ path: Type.String(), sha256: Sha }, { additionalProperties: false, description: "apply: the plan file applied" }),
-    ),
+    fromPlan: Type.Optional(Type.Object({ path: Type.String(), sha256: Sha }, { additionalProperties: false, description: "apply: the plan file applied" })),
     missing: Type.Optional(
       Type.Array(
         Type.Object(

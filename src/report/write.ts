@@ -16,11 +16,7 @@ import { messageOf } from "../util/thrown.js";
  * parent that is a file) is one line naming the file and the reason, exit 3: a requested
  * output that is missing is a failure, whatever the run itself came to.
  */
-export async function writeFileAtomicStream(
-  file: string,
-  produce: (write: (chunk: string) => Promise<void>) => Promise<void>,
-  label?: string,
-): Promise<void> {
+export async function writeFileAtomicStream(file: string, produce: (write: (chunk: string) => Promise<void>) => Promise<void>, label?: string): Promise<void> {
   const abs = path.resolve(file);
   const fail = (err: unknown) => cannotWrite(file, err, label);
   const into = await existingSpecial(abs);
@@ -72,7 +68,7 @@ async function pour(handle: FileHandle, produce: (write: (chunk: string) => Prom
       // A write can take fewer bytes than it was given (a device or filesystem filling up):
       // the rest is written again, so a full disk fails the next write instead of being taken
       // for the end of the file.
-      for (let off = 0; off < data.length; ) off += (await handle.write(data, off, data.length - off)).bytesWritten;
+      for (let off = 0; off < data.length;) off += (await handle.write(data, off, data.length - off)).bytesWritten;
     } catch (err) {
       throw fail(err);
     }
@@ -102,8 +98,8 @@ async function mkdirs(dir: string): Promise<void> {
     }
   }
   for (const d of missing) {
-    await mkdir(d).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== "EEXIST") throw err;
+    await mkdir(d).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     });
   }
 }

@@ -29,9 +29,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
   const base = world.displayBase ?? process.cwd();
   const cwd = path.resolve(world.cwd);
   const recipeDisplay = display(path.resolve(input.recipePath), base);
-  const policy =
-    input.policy ??
-    (input.policyPath ? await loadPolicy(input.policyPath, display(path.resolve(input.policyPath), base)) : DEFAULT_POLICY);
+  const policy = input.policy ?? (input.policyPath ? await loadPolicy(input.policyPath, display(path.resolve(input.policyPath), base)) : DEFAULT_POLICY);
   const effectivePolicy: Policy = input.mode ? { ...policy, default: input.mode } : policy;
   const { recipe: partial, raw } = await readRecipe(input.recipePath, recipeDisplay);
   partial.vars = applyVarOverrides(partial.vars, input.vars ?? []);
@@ -122,11 +120,10 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
   for (const step of checked.steps) {
     const tool = session.tools.get(step.tool);
     if (!tool?.check) continue;
-    const found = await tool.check(step.with as never);
+    const found = await tool.check(step.with);
     for (const issue of found) checked.issues.push(issue.file ? issue : { file: recipeDisplay, ...locate(located, ["steps", step.index, "with"]), ...issue });
   }
   if (checked.issues.length > 0) throw new InputError(checked.issues);
   const recipe: Recipe = { ...partial, steps: checked.steps };
   return { input, world: { ...world, cwd }, recipe, policy: effectivePolicy, tools: session.tools, session, workspace };
 }
-

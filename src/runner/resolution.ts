@@ -55,8 +55,6 @@ export function reportFiles(changes: readonly FileChange[]): ReportFile[] {
   }));
 }
 
-
-
 function blockedBy(action: PendingAction, workspace: Workspace): string | undefined {
   if (!action.changes) return undefined;
   try {
@@ -111,8 +109,7 @@ async function verdictFor(
   const decided = ctx.forceDryRun
     ? { decision: "dry-run" as const, rule: { name: ctx.forcedBy ?? "--dry-run", index: null } }
     : decide(ctx.policy, factsOf(staged));
-  const ruleText =
-    decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;
+  const ruleText = decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;
   const base = { decision: decided.decision, rule: decided.rule };
   if (requested?.action === "discard") {
     return { ...base, approval: null, params: requested, outcome: "discarded" };
@@ -195,12 +192,7 @@ export interface Resolved {
  * call `resolve` with that decision, recording one outcome per call. `requested` is an explicit
  * recipe resolve step, which resolves only the top action.
  */
-export async function resolvePending(
-  ctx: ResolutionContext,
-  state: PromptState,
-  stepId: string,
-  requested?: ResolveParams,
-): Promise<Resolved[]> {
+export async function resolvePending(ctx: ResolutionContext, state: PromptState, stepId: string, requested?: ResolveParams): Promise<Resolved[]> {
   const out: Resolved[] = [];
   while (ctx.session.store.hasPending) {
     const top = ctx.session.store.peek()!;

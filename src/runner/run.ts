@@ -175,13 +175,7 @@ async function finishAtomic(
 ): Promise<NonNullable<Report["run"]["atomic"]>> {
   const failed = outcomes.find((o) => o.outcome === "failed" || o.outcome === "stale" || o.outcome === "blocked");
   const failedStep = steps.find((s) => s.status === "error");
-  let why = failed
-    ? `${failed.id} ${failed.outcome}`
-    : failedStep
-      ? `step ${failedStep.id} failed`
-      : interrupted
-        ? "the run was interrupted"
-        : undefined;
+  let why = failed ? `${failed.id} ${failed.outcome}` : failedStep ? `step ${failedStep.id} failed` : interrupted ? "the run was interrupted" : undefined;
   if (!why) {
     try {
       await workspace.transaction.commit();
@@ -209,7 +203,12 @@ async function finishAtomic(
  */
 export async function runRecipe(input: RunInput, world: RunWorld & RunControls): Promise<RunResult> {
   const { signal, approver, gate, onEvent, ...rest } = world;
-  const controls: RunControls = { ...(signal ? { signal } : {}), ...(approver ? { approver } : {}), ...(gate ? { gate } : {}), ...(onEvent ? { onEvent } : {}) };
+  const controls: RunControls = {
+    ...(signal ? { signal } : {}),
+    ...(approver ? { approver } : {}),
+    ...(gate ? { gate } : {}),
+    ...(onEvent ? { onEvent } : {}),
+  };
   const result = await executeRun(await prepareRun(input, rest), controls);
   for (const o of result.report.outcomes) {
     Object.defineProperty(o, "diff", { value: o.diff, enumerable: true, writable: true, configurable: true });

@@ -56,15 +56,11 @@ export async function resolveTop(
 }
 
 /** The hidden `resolve` tool bound to one store. */
-export function createResolveTool(
-  store: PendingActionStore,
-  onPopped?: (action: PendingAction) => void,
-): Tool<typeof resolveParameters, ResolveDetails> {
+export function createResolveTool(store: PendingActionStore, onPopped?: (action: PendingAction) => void): Tool<typeof resolveParameters, ResolveDetails> {
   return {
     name: "resolve",
     label: "Resolve",
-    description:
-      "Resolve the top pending preview action: `apply` persists it, `discard` rejects it. Fails when nothing is pending.",
+    description: "Resolve the top pending preview action: `apply` persists it, `discard` rejects it. Fails when nothing is pending.",
     parameters: resolveParameters,
     hidden: true,
     execute: (_id, params) => resolveTop(store, params, onPopped),

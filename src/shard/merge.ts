@@ -100,7 +100,13 @@ export function mergeReports(inputs: ShardReport[]): Report & { merged: MergeInf
   const steps = mergeSteps(ordered);
   const check = inputs.some((i) => i.report.run.check);
   const interrupted = inputs.some((i) => i.report.run.interrupted);
-  const summary = summarize(steps, outcomes, check, interrupted, ordered.map((i) => i.report.run.shard?.index));
+  const summary = summarize(
+    steps,
+    outcomes,
+    check,
+    interrupted,
+    ordered.map((i) => i.report.run.shard?.index),
+  );
   const shardCount = counts.size === 1 && !counts.has(null) ? [...counts][0]! : null;
   const covered = new Set(inputs.map((i) => i.report.run.shard?.index));
   const missingShards = shardCount === null ? [] : Array.from({ length: shardCount }, (_, i) => i + 1).filter((i) => !covered.has(i));

@@ -15,9 +15,7 @@ export const CaseFileSchema = Type.Object(
       }),
     ),
     files: Type.Optional(Type.Array(Type.String(), { description: "Restrict every tool to these files, like run's positional files" })),
-    idempotent: Type.Optional(
-      Type.Boolean({ description: "Default true: a second run on the result must stage no change" }),
-    ),
+    idempotent: Type.Optional(Type.Boolean({ description: "Default true: a second run on the result must stage no change" })),
     git: Type.Optional(Type.Boolean({ description: "Default true: the input is committed in a fresh git repository" })),
     exitCode: Type.Optional(Type.Integer({ minimum: 0, description: "The run's expected exit code (default 0)" })),
   },

@@ -14,7 +14,10 @@ const SKIP = new Set(["node_modules", ".git", ".tollgate", TESTS_DIR]);
 const RECIPE_EXT = /\.ya?ml$/i;
 
 async function isDir(p: string): Promise<boolean> {
-  return stat(p).then((s) => s.isDirectory(), () => false);
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 async function subdirs(dir: string): Promise<string[]> {

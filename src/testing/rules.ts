@@ -172,7 +172,8 @@ function readSnapshots(files: string[], displayBase: string, issues: Issue[]): M
       if (!id) continue;
       const snaps = new Map<string, Snapshot>();
       const raw = (map.get("snapshots")?.value as { toJSON?: () => unknown } | undefined)?.toJSON?.() as Record<string, Snapshot> | null | undefined;
-      for (const [code, snap] of Object.entries(raw ?? {})) snaps.set(code, { ...(snap?.fixed !== undefined ? { fixed: snap.fixed } : {}), labels: Array.isArray(snap?.labels) ? snap.labels : [] });
+      for (const [code, snap] of Object.entries(raw ?? {}))
+        snaps.set(code, { ...(snap?.fixed !== undefined ? { fixed: snap.fixed } : {}), labels: Array.isArray(snap?.labels) ? snap.labels : [] });
       const prev = out.get(id);
       if (prev) for (const [k, v] of snaps) prev.snapshots.set(k, v);
       else out.set(id, { file, snapshots: snaps });
@@ -269,12 +270,18 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
     const matcher = napiConfigOf(rule) as never;
     const cases: RuleCase[] = [];
     for (const code of t.valid) {
-      const found = napi.parse(rule.lang as never, code).root().find(matcher);
+      const found = napi
+        .parse(rule.lang as never, code)
+        .root()
+        .find(matcher);
       cases.push({ kind: "valid", code, verdict: found ? "Noisy" : "Validated" });
     }
     const stored = snapshots.get(t.id)?.snapshots;
     for (const code of t.invalid) {
-      const node = napi.parse(rule.lang as never, code).root().find(matcher);
+      const node = napi
+        .parse(rule.lang as never, code)
+        .root()
+        .find(matcher);
       if (!node) {
         cases.push({ kind: "invalid", code, verdict: "Missing" });
         continue;
@@ -312,7 +319,12 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
 }
 
 /** Writes `<snapshotDir>/<id>-snapshot.yml` (ast-grep's layout), keeping other cases' snapshots. */
-function writeSnapshot(id: string, changed: Map<string, Snapshot>, existing: { file: string; snapshots: Map<string, Snapshot> } | undefined, dir: string): void {
+function writeSnapshot(
+  id: string,
+  changed: Map<string, Snapshot>,
+  existing: { file: string; snapshots: Map<string, Snapshot> } | undefined,
+  dir: string,
+): void {
   const all = new Map(existing?.snapshots ?? []);
   for (const [k, v] of changed) all.set(k, v);
   const sorted = Object.fromEntries([...all.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -346,4 +358,3 @@ export function ruleDetails(r: RuleTestResult): string[] {
   }
   return out;
 }
-

@@ -48,7 +48,11 @@ const GIT_QUIET = ["-c", "user.name=tollgate test", "-c", "user.email=test@tollg
 
 /** The input committed in a fresh repository, so discovery sees .gitignore as git does. */
 async function initGit(dir: string, exec: ExecFn): Promise<void> {
-  for (const args of [["init", "-q"], ["add", "-A"], ["commit", "-q", "--allow-empty", "--no-verify", "-m", "input"]]) {
+  for (const args of [
+    ["init", "-q"],
+    ["add", "-A"],
+    ["commit", "-q", "--allow-empty", "--no-verify", "-m", "input"],
+  ]) {
     const r = await exec("git", [...GIT_QUIET, ...args], { cwd: dir, timeout: 30_000 });
     if (r.code !== 0) {
       throw new Error(`git ${args[0]} failed in the case workspace (${(r.stderr || r.stdout).trim()}); set git: false in case.yaml to run without git`);
@@ -119,7 +123,11 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
       fail({ kind: "tree", message: "no expected/ folder: run with --update to create it from this run" });
     } else if (differences.length > 0) {
       const list = differences.map((d) => `${d.kind === "missing" ? "not produced" : d.kind === "unexpected" ? "not expected" : "differs"}: ${d.path}`);
-      fail({ kind: "tree", message: `the result differs from expected/ in ${differences.length} file(s):\n${list.join("\n")}`, diff: differences.map((d) => d.diff).join("") });
+      fail({
+        kind: "tree",
+        message: `the result differs from expected/ in ${differences.length} file(s):\n${list.join("\n")}`,
+        diff: differences.map((d) => d.diff).join(""),
+      });
     }
 
     const snapshot = snapshotOf(first, scrub);
@@ -139,10 +147,7 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
       const errors = second.steps.filter((s) => s.status === "error");
       const staged = second.outcomes.filter((o) => o.outcome !== "discarded");
       if (errors.length > 0 || staged.length > 0) {
-        const lines = [
-          ...errors.map((s) => `step ${s.id} (${s.tool}) failed: ${s.resultText}`),
-          ...staged.map((o) => `${o.id} ${o.label} (${o.outcome})`),
-        ];
+        const lines = [...errors.map((s) => `step ${s.id} (${s.tool}) failed: ${s.resultText}`), ...staged.map((o) => `${o.id} ${o.label} (${o.outcome})`)];
         fail({
           kind: "idempotence",
           message: `not idempotent: a second run on the result staged ${staged.length} change(s)${errors.length ? ` and ${errors.length} step error(s)` : ""} (set idempotent: false in case.yaml if that is intended)\n${scrub(lines.join("\n"))}`,

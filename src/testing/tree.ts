@@ -117,5 +117,8 @@ export function compareTrees(expected: Tree, actual: Tree): TreeDifference[] {
 }
 
 export async function exists(p: string): Promise<boolean> {
-  return lstat(p).then(() => true, () => false);
+  return lstat(p).then(
+    () => true,
+    () => false,
+  );
 }

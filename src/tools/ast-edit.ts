@@ -11,7 +11,18 @@ import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
-import { cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, plural, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
+import {
+  cut,
+  displayPath,
+  groupByDir,
+  mergedIssues,
+  parseIssuesBlock,
+  plural,
+  runSearch,
+  patternWarningLines,
+  skippedBlock,
+  syntaxIssueLines,
+} from "./ast/search.js";
 
 export const astEditParameters = Type.Object(
   {
@@ -94,7 +105,12 @@ function rangeText(file: string, index: LineIndex, start: number, end: number): 
 function overlapMessage(file: string, text: string, overlaps: readonly Overlap[], pats: readonly string[]): string[] {
   const index = new LineIndex(text);
   return overlaps.map((o) => {
-    const why = o.reason === "partial" ? "overlaps" : o.reason === "same-node" ? "matches the same node as" : "lies inside, but not inside a metavariable used by `out` of,";
+    const why =
+      o.reason === "partial"
+        ? "overlaps"
+        : o.reason === "same-node"
+          ? "matches the same node as"
+          : "lies inside, but not inside a metavariable used by `out` of,";
     return `- ${rangeText(file, index, o.b.start, o.b.end)} (${pats[o.b.op]}) ${why} ${rangeText(file, index, o.a.start, o.a.end)} (${pats[o.a.op]})`;
   });
 }
@@ -191,7 +207,16 @@ function previewOf(plan: FilePlan): Pick<FileOutcome, "lines" | "changes"> {
     const ref = `${String(a.line).padStart(width)}:${a.col}`;
     lines.push(`-${ref} ${cut(m.matched)}`);
     lines.push(`+${ref} ${cut(m.replacement)}`);
-    changes.push({ path: plan.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, matched: clip(m.matched), replacement: clip(m.replacement), nested: m.depth > 0 });
+    changes.push({
+      path: plan.rel,
+      line: a.line,
+      col: a.col,
+      endLine: b.line,
+      endCol: b.col,
+      matched: clip(m.matched),
+      replacement: clip(m.replacement),
+      nested: m.depth > 0,
+    });
   }
   return { lines, changes };
 }
@@ -261,7 +286,13 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         for (const m of plan.matches) perOp[m.op]!++;
         // Staging with the text in hand computes the diff (spilled) now; the change keeps edits.
         const change = host.workspace.stageEdits([
-          { path: plan.rel, beforeSha256: plan.sha256, text: plan.text, edits: detach(editsOf(plan)), rebase: editRebase(makeRebase(plan, pats, outs, captures, allCaptures, sel, prefilter)) },
+          {
+            path: plan.rel,
+            beforeSha256: plan.sha256,
+            text: plan.text,
+            edits: detach(editsOf(plan)),
+            rebase: editRebase(makeRebase(plan, pats, outs, captures, allCaptures, sel, prefilter)),
+          },
         ]);
         // A file whose staging fails fails the step (below); none is left unhandled meanwhile.
         change.catch(ignore);
@@ -292,7 +323,10 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
           prefilter = s.prefilter;
         },
         onResult: (r, index) => {
-          if (limit === undefined) return handle(r, index);
+          if (limit === undefined) {
+            handle(r, index);
+            return;
+          }
           waiting.set(index, r);
           while (waiting.has(nextIndex)) {
             const next = waiting.get(nextIndex)!;
@@ -304,12 +338,20 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       if (overlapLines.size > 0) {
         const all = [...overlapLines].sort((x, y) => x[0] - y[0]).flatMap(([, l]) => l);
         throw new ToolError(
-          ["Overlapping replacements detected; refine pattern to avoid ambiguous edits. Nothing was staged.", ...all.slice(0, 50), ...(all.length > 50 ? [`… and ${all.length - 50} more`] : [])].join("\n"),
+          [
+            "Overlapping replacements detected; refine pattern to avoid ambiguous edits. Nothing was staged.",
+            ...all.slice(0, 50),
+            ...(all.length > 50 ? [`… and ${all.length - 50} more`] : []),
+          ].join("\n"),
         );
       }
       outcomes.sort((x, y) => x.index - y.index);
       const changes = (await Promise.all(outcomes.map((o) => o.change))).flat();
-      const byIndex = <T>(m: Map<number, T>): T[] => [...m].filter(([i]) => i < cutoff).sort((x, y) => x[0] - y[0]).map(([, v]) => v);
+      const byIndex = <T>(m: Map<number, T>): T[] =>
+        [...m]
+          .filter(([i]) => i < cutoff)
+          .sort((x, y) => x[0] - y[0])
+          .map(([, v]) => v);
       const parseErrorList = byIndex(parseErrors).flat();
       const parseWarningList = byIndex(parseWarnings);
       const d = search.discovery;
@@ -334,7 +376,10 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const notes = [
         ...patternWarningLines(search.patternWarnings, (op) => outcomes.reduce((n, o) => n + o.perOp[op]!, 0)),
         ...(parseWarningList.length > 0
-          ? ["", `Note: ${plural(parseWarningList.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`]
+          ? [
+              "",
+              `Note: ${plural(parseWarningList.length, "file")} with syntax-tree error nodes (often syntax newer than the bundled grammar) rewritten where the matched code itself parsed cleanly (details.parseWarnings).`,
+            ]
           : []),
         ...(search.skipped.length > 0 ? ["", ...skippedBlock(search.skipped, host.workspace.maxFileBytes)] : []),
       ];

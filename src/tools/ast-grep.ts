@@ -5,7 +5,18 @@ import { textResult } from "../session/types.js";
 import type { ToolHost } from "./host.js";
 import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";
-import { allCaptures, cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
+import {
+  allCaptures,
+  cut,
+  displayPath,
+  groupByDir,
+  mergedIssues,
+  parseIssuesBlock,
+  runSearch,
+  patternWarningLines,
+  skippedBlock,
+  syntaxIssueLines,
+} from "./ast/search.js";
 
 export const astGrepParameters = Type.Object(
   {
@@ -63,7 +74,8 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       if (!Number.isFinite(limit) || limit < 1) throw new ToolError("Limit must be a positive number");
       const offset = params.offset === undefined ? 0 : Math.floor(params.offset);
       if (!Number.isFinite(offset) || offset < 0) throw new ToolError("Offset must be a non-negative number");
-      if (params.context !== undefined && (!Number.isFinite(params.context) || params.context < 0)) throw new ToolError("Context must be a non-negative number");
+      if (params.context !== undefined && (!Number.isFinite(params.context) || params.context < 0))
+        throw new ToolError("Context must be a non-negative number");
       const sel = params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined;
       const captures = pats.map((p) => allCaptures(p));
       const search = await runSearch({
@@ -103,7 +115,19 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
             const cap = m.captures[name];
             meta[name] = cap ? r.text.slice(cap[0], cap[1]) : "";
           }
-          all.push({ path: r.rel, line: a.line, col: a.col, endLine: b.line, endCol: b.col, text: r.text.slice(m.start, m.end), pattern: pats[m.op]!, meta, fileText: r.text, start: m.start, end: m.end });
+          all.push({
+            path: r.rel,
+            line: a.line,
+            col: a.col,
+            endLine: b.line,
+            endCol: b.col,
+            text: r.text.slice(m.start, m.end),
+            pattern: pats[m.op]!,
+            meta,
+            fileText: r.text,
+            start: m.start,
+            end: m.end,
+          });
         }
       }
       const shown = all.slice(offset, offset + limit);

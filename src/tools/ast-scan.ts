@@ -117,7 +117,9 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         // sha256 is no longer the scanned one: rebased over this run's writes, or stale).
         let changes;
         try {
-          changes = await host.workspace.stageEdits(rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })));
+          changes = await host.workspace.stageEdits(
+            rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })),
+          );
         } catch (err) {
           if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);
           throw err;
@@ -181,7 +183,12 @@ function resultText(d: AstScanDetails, limit: number): string {
   if (d.parseIssues?.length) {
     lines.push(
       "",
-      ...parseIssuesBlock(d.parseIssues.map((p) => `${p.path}:${p.start.line}:${p.start.column}: ${p.rule}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`)),
+      ...parseIssuesBlock(
+        d.parseIssues.map(
+          (p) =>
+            `${p.path}:${p.start.line}:${p.start.column}: ${p.rule}: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)`,
+        ),
+      ),
     );
   }
   if (d.actions.length > 0) {

@@ -17,7 +17,10 @@ export const execParameters = Type.Object(
     env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Extra environment variables" })),
     timeout: Type.Optional(Type.Number({ description: "Timeout in milliseconds" })),
     stage: Type.Optional(
-      Type.Boolean({ description: "false (default): run now (meant for read-only commands); true: stage a pending action whose apply runs it", default: false }),
+      Type.Boolean({
+        description: "false (default): run now (meant for read-only commands); true: stage a pending action whose apply runs it",
+        default: false,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -79,7 +82,8 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
       if (typeof params.command !== "string" || params.command.trim() === "") throw new ToolError("`command` must be a non-empty string");
       const args = params.args ?? [];
       const shell = params.shell ?? false;
-      if (params.timeout !== undefined && (!Number.isFinite(params.timeout) || params.timeout <= 0)) throw new ToolError("`timeout` must be a positive number of milliseconds");
+      if (params.timeout !== undefined && (!Number.isFinite(params.timeout) || params.timeout <= 0))
+        throw new ToolError("`timeout` must be a positive number of milliseconds");
       const { abs: cwdAbs, rel: cwdRel } = containScope(host.workspace.root, params.cwd ?? ".");
       // One clear message instead of the spawn error with absolute paths.
       const cwdStat = statSync(cwdAbs, { throwIfNoEntry: false });

@@ -10,5 +10,13 @@ import { createWriteTool } from "./write.js";
 
 /** The only list of built-in tools. */
 export function builtinTools(host: ToolHost): Tool[] {
-  return [createAstGrepTool(host), createAstEditTool(host), createWriteTool(host), createEditTool(host), createExecTool(host), createAstScanTool(host), createJscodeshiftTool(host)];
+  return [
+    createAstGrepTool(host),
+    createAstEditTool(host),
+    createWriteTool(host),
+    createEditTool(host),
+    createExecTool(host),
+    createAstScanTool(host),
+    createJscodeshiftTool(host),
+  ];
 }

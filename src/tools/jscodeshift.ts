@@ -13,17 +13,33 @@ export const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as 
 
 export const jscodeshiftParameters = Type.Object(
   {
-    transform: Type.String({ description: "Transform module: a path relative to the recipe, or a package specifier resolved from the workspace (react-codemod/transforms/rename-unsafe-lifecycles.js)" }),
-    parser: Type.Optional(Type.Union(JSCODESHIFT_PARSERS.map((p) => Type.Literal(p)), { description: "Parser (default babel); a parser the transform exports wins" })),
-    options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Options handed to the transform (as jscodeshift's --flags), over the CLI's defaults" })),
+    transform: Type.String({
+      description:
+        "Transform module: a path relative to the recipe, or a package specifier resolved from the workspace (react-codemod/transforms/rename-unsafe-lifecycles.js)",
+    }),
+    parser: Type.Optional(
+      Type.Union(
+        JSCODESHIFT_PARSERS.map((p) => Type.Literal(p)),
+        { description: "Parser (default babel); a parser the transform exports wins" },
+      ),
+    ),
+    options: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: "Options handed to the transform (as jscodeshift's --flags), over the CLI's defaults" }),
+    ),
     path: Type.Optional(Type.String({ description: "File, directory, or glob pattern to transform (default: cwd)" })),
     glob: Type.Optional(Type.String({ description: "Optional glob filter relative to path" })),
     extensions: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.String())], { description: "File extensions to transform (comma-separated or a list); default as the jscodeshift CLI's" }),
+      Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: "File extensions to transform (comma-separated or a list); default as the jscodeshift CLI's",
+      }),
     ),
     allowErrors: Type.Optional(Type.Boolean({ description: "true: files whose transform threw (or timed out) are listed, but the step is not an error" })),
     fileTimeout: Type.Optional(
-      Type.Integer({ minimum: 1, description: "Milliseconds the transform may take over one file (default 30000); a file that takes longer fails with that reason and its worker is replaced" }),
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Milliseconds the transform may take over one file (default 30000); a file that takes longer fails with that reason and its worker is replaced",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -94,7 +110,13 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       // Babel's DEFAULT_EXTENSIONS as 7.x has them: the count only decides how many workers to start early.
       const countFiles = async () => {
         const exts = new Set(extensionList(params.extensions, () => ["cjs", "es", "es6", "js", "jsx", "mjs", "ts", "tsx"]).map((e) => `.${e}`));
-        const found = await discoverFiles({ root, path: params.path, glob: params.glob, scope: host.scope, accept: (rel) => exts.has(path.posix.extname(rel)) });
+        const found = await discoverFiles({
+          root,
+          path: params.path,
+          glob: params.glob,
+          scope: host.scope,
+          accept: (rel) => exts.has(path.posix.extname(rel)),
+        });
         return found.files.length;
       };
       return checkTransform(params.transform, host.recipeDir ?? root, root, params.fileTimeout, countFiles);
@@ -102,7 +124,8 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
     async execute(_id, params, onUpdate, _ctx, signal): Promise<AgentToolResult<JscodeshiftDetails>> {
       if (typeof params.transform !== "string" || params.transform.trim() === "") throw new ToolError("`transform` must be a non-empty string");
       const root = host.workspace.root;
-      if (params.fileTimeout !== undefined && (!Number.isInteger(params.fileTimeout) || params.fileTimeout < 1)) throw new ToolError("`fileTimeout` must be a positive whole number of milliseconds");
+      if (params.fileTimeout !== undefined && (!Number.isInteger(params.fileTimeout) || params.fileTimeout < 1))
+        throw new ToolError("`fileTimeout` must be a positive whole number of milliseconds");
       const pool = await import("./jscodeshift/pool.js");
       const fileTimeoutMs = params.fileTimeout ?? pool.DEFAULT_FILE_TIMEOUT_MS;
       const mod = (() => {
@@ -123,7 +146,8 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       async function step(): Promise<AgentToolResult<JscodeshiftDetails>> {
         const loadedInfo = await shared.load(mod, root, fileTimeoutMs);
         if (!loadedInfo.ok) throw new ToolError(`Failed to load jscodeshift transform ${params.transform}: ${loadedInfo.error}`);
-        if (!loadedInfo.isFunction) throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
+        if (!loadedInfo.isFunction)
+          throw new ToolError(`jscodeshift transform ${params.transform} does not export a function (module.exports = fn or export default fn)`);
         const extensions = extensionList(params.extensions, () => pool.defaultExtensions(loadedInfo.babelExtensions));
         const extSet = new Set(extensions.map((e) => `.${e}`));
         const parser = params.parser ?? "babel";
@@ -157,7 +181,9 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
             (changes) => ({ changes }),
             (error: unknown) => (error instanceof StaleError ? { stale: true as const } : { error }),
           );
-        const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array<import("./jscodeshift/pool.js").FileOutcome | undefined>(files.length);
+        const outcomes: Array<import("./jscodeshift/pool.js").FileOutcome | undefined> = new Array<import("./jscodeshift/pool.js").FileOutcome | undefined>(
+          files.length,
+        );
         let done = 0;
         let lastUpdate = 0;
         try {
@@ -217,8 +243,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
           else if (o.status === "skip") {
             skipped++;
             if (skippedFiles.length < 1000) skippedFiles.push(f.rel);
-          }
-          else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
+          } else errors.push({ path: f.rel, error: o.error ?? "unknown error" });
         });
         for (const i of changed) {
           const staged = await staging.get(i)!;
@@ -285,8 +310,20 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         }
         const result = textResult(lines.join("\n"), details);
         if (errors.length > 0 && !params.allowErrors) {
-          const staged = changes.length > 0 ? ` The ${plural(changes.length, "changed file")} ${changes.length === 1 ? "is" : "are"} staged and resolved by the policy.` : "";
-          return { ...result, content: [{ type: "text", text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}` }], isError: true } as AgentToolResult<JscodeshiftDetails>;
+          const staged =
+            changes.length > 0
+              ? ` The ${plural(changes.length, "changed file")} ${changes.length === 1 ? "is" : "are"} staged and resolved by the policy.`
+              : "";
+          return {
+            ...result,
+            content: [
+              {
+                type: "text",
+                text: `jscodeshift ${params.transform}: the transform failed on ${plural(errors.length, "file")} (allowErrors: true accepts this).${staged}\n\n${lines.join("\n")}`,
+              },
+            ],
+            isError: true,
+          } as AgentToolResult<JscodeshiftDetails>;
         }
         return result;
       }

@@ -30,7 +30,8 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
   return {
     name: "write",
     label: "Write",
-    description: "Create or overwrite a file. Stages a pending action; the file is written when it is applied (refused as stale if the file changed meanwhile).",
+    description:
+      "Create or overwrite a file. Stages a pending action; the file is written when it is applied (refused as stale if the file changed meanwhile).",
     parameters: writeParameters,
     deferrable: true,
     async execute(_id, params): Promise<AgentToolResult<WriteDetails>> {
@@ -61,7 +62,13 @@ export function createWriteTool(host: ToolHost): Tool<typeof writeParameters, Wr
           appliedText: () => `${kind === "created" ? "Created" : "Wrote"} ${rel}.`,
         }),
       );
-      const text = [`${label} (${bytes} ${bytes === 1 ? "byte" : "bytes"})`, "", gitDiff(changes).trimEnd(), "", "Preview only: no file has been modified yet."].join("\n");
+      const text = [
+        `${label} (${bytes} ${bytes === 1 ? "byte" : "bytes"})`,
+        "",
+        gitDiff(changes).trimEnd(),
+        "",
+        "Preview only: no file has been modified yet.",
+      ].join("\n");
       return textResult(text, { path: rel, change: kind, bytes });
     },
   };

@@ -70,7 +70,15 @@ function isLowSurrogate(code: number): boolean {
  */
 export function buildChange(
   spill: SpillStore,
-  input: { path: string; before: string | null; beforeSha256: string | null; after: string | null; edits: readonly TextEdit[]; rebase?: FileChange["rebase"]; movable?: boolean },
+  input: {
+    path: string;
+    before: string | null;
+    beforeSha256: string | null;
+    after: string | null;
+    edits: readonly TextEdit[];
+    rebase?: FileChange["rebase"];
+    movable?: boolean;
+  },
 ): FileChange {
   const { path, before, after, edits } = input;
   const d = fileDiff({ path, before, after, edits: before !== null && after !== null ? edits : undefined });

@@ -41,7 +41,7 @@ export function boundedPatch(oldName: string, newName: string, before: string, a
   const maxEditLength = Math.max(MIN_EDIT_LENGTH, Math.floor(WORK_BUDGET / Math.max(1, b.length + a.length)));
   const exact = structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT, maxEditLength });
   if (exact) return exact;
-  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: [replacementHunk(b, a)] } as StructuredPatch;
+  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks: [replacementHunk(b, a)] };
 }
 
 /** One hunk: common context, every old line of the changed middle removed, every new one added. */
@@ -97,7 +97,13 @@ function computePatch(change: TextChange): Patch {
  * that touch are merged, as a whole-text diff merges hunks whose context meets. Returns
  * undefined (whole-text diff) when the edits do not reproduce `after`.
  */
-function windowedPatch(oldName: string, newName: string, before: string, after: string, edits: readonly TextEdit[]): ReturnType<typeof structuredPatch> | undefined {
+function windowedPatch(
+  oldName: string,
+  newName: string,
+  before: string,
+  after: string,
+  edits: readonly TextEdit[],
+): ReturnType<typeof structuredPatch> | undefined {
   let rebuilt = "";
   let pos = 0;
   for (const e of edits) {
@@ -128,13 +134,13 @@ function windowedPatch(oldName: string, newName: string, before: string, after: 
       last.a1 = Math.max(last.a1, a1);
     } else windows.push({ b0, b1, a0: b0 + (lastAtOrBefore(aStarts, aStart) - first), a1 });
   }
-  const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from]!, to < starts.length ? starts[to]! : text.length);
+  const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from], to < starts.length ? starts[to]! : text.length);
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
   for (const w of windows) {
     const part = boundedPatch(oldName, newName, slice(before, bStarts, w.b0, w.b1), slice(after, aStarts, w.a0, w.a1));
     for (const h of part.hunks) hunks.push({ ...h, oldStart: h.oldStart + w.b0, newStart: h.newStart + w.a0 });
   }
-  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks } as ReturnType<typeof structuredPatch>;
+  return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks };
 }
 
 /** One file's git-style unified diff (`git apply` accepts it) and its added/removed line counts. */
@@ -148,7 +154,7 @@ export function fileDiff(change: TextChange): { text: string; additions: number;
       else if (line.startsWith("-")) deletions++;
     }
   }
-  return { text: formatPatch(patch as never), additions, deletions };
+  return { text: formatPatch(patch), additions, deletions };
 }
 
 /** Git-style unified diff for a set of whole-text changes (files joined as git joins them). */

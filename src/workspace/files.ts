@@ -54,8 +54,8 @@ export class AtomicFiles {
       bytes = await this.#fs.readFile(real);
     } catch (err) {
       if (errnoOf(err) === "ENOENT") return { path: realRel, existed: false };
-      if (errnoOf(err) === "EISDIR") throw new Error(`Cannot write ${realRel}: it is a directory`);
-      if (errnoOf(err) === "ENOTREG") throw new Error(`Cannot write ${realRel}: ${messageOf(err)}`);
+      if (errnoOf(err) === "EISDIR") throw new Error(`Cannot write ${realRel}: it is a directory`, { cause: err });
+      if (errnoOf(err) === "ENOTREG") throw new Error(`Cannot write ${realRel}: ${messageOf(err)}`, { cause: err });
       throw err;
     }
     const st = await this.#fs.stat(real);

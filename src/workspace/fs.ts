@@ -1,4 +1,16 @@
-import { closeSync, constants as fsConstants, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { readRegularFileSync } from "../util/regular.js";
 
@@ -26,7 +38,7 @@ export interface WorkspaceFs {
 const WRITE_BATCH = 1 << 20;
 
 function writeAll(fd: number, buf: Uint8Array): void {
-  for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+  for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
 }
 
 /**

@@ -57,7 +57,14 @@ export function journalPath(root: string): string {
  * written as it is made, a journal of any size never needs its whole text in memory.
  */
 export function* journalChunks(state: JournalState, meta: { pid: number; createdAt: string; atomic: boolean; nonce: string }): Generator<string> {
-  const head: Omit<JournalFile, "entries" | "dirs"> = { version: 1, tool: "tollgate", pid: meta.pid, createdAt: meta.createdAt, atomic: meta.atomic, nonce: meta.nonce };
+  const head: Omit<JournalFile, "entries" | "dirs"> = {
+    version: 1,
+    tool: "tollgate",
+    pid: meta.pid,
+    createdAt: meta.createdAt,
+    atomic: meta.atomic,
+    nonce: meta.nonce,
+  };
   yield `${JSON.stringify(head).slice(0, -1)},"entries":[`;
   for (const [i, e] of state.entries.entries()) {
     const entry: JournalFile["entries"][number] = { path: e.path, existed: e.existed, ...(e.mode !== undefined ? { mode: e.mode } : {}) };
@@ -75,8 +82,7 @@ export function* journalChunks(state: JournalState, meta: { pid: number; created
 
 function corrupt(file: string, why: string): RunError {
   return new RunError(
-    `The apply journal ${file} is unreadable (${why}). Files it covers may be half-written; ` +
-      `inspect them, then delete the journal by hand.`,
+    `The apply journal ${file} is unreadable (${why}). Files it covers may be half-written; ` + `inspect them, then delete the journal by hand.`,
   );
 }
 
@@ -128,7 +134,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
   return {
     pid: typeof data.pid === "number" ? data.pid : 0,
     createdAt: typeof data.createdAt === "string" ? data.createdAt : "unknown time",
-    atomic: data.atomic === true,
+    atomic: data.atomic,
     nonce: typeof data.nonce === "string" ? data.nonce : "",
     entries,
     dirs,
@@ -151,7 +157,10 @@ export function readJournalText(root: string): string | null {
     throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
   }
   if (st.isDirectory()) throw new RunError(`${file} is a directory, not an apply journal. Remove it (nothing was restored).`);
-  if (!st.isFile()) throw new RunError(`${file} is not a regular file (a symlink, FIFO or device), so it is no apply journal tollgate wrote. Remove it (nothing was restored).`);
+  if (!st.isFile())
+    throw new RunError(
+      `${file} is not a regular file (a symlink, FIFO or device), so it is no apply journal tollgate wrote. Remove it (nothing was restored).`,
+    );
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
@@ -206,7 +215,11 @@ export function journalProblems(root: string, info: JournalInfo, isProtected: (r
 }
 
 export function untrustedJournal(file: string, problems: readonly string[]): RunError {
-  const shown = problems.slice(0, 10).map((p) => `\n  - ${p}`).join("") + (problems.length > 10 ? `\n  - … (${problems.length} in all)` : "");
+  const shown =
+    problems
+      .slice(0, 10)
+      .map((p) => `\n  - ${p}`)
+      .join("") + (problems.length > 10 ? `\n  - … (${problems.length} in all)` : "");
   return new RunError(
     `Refusing to use the apply journal ${file}:${shown}\nNothing was restored and the journal is kept. If no tollgate run was interrupted here, inspect it and delete it by hand.`,
   );
@@ -243,10 +256,7 @@ export function assertNoPendingJournal(root: string): void {
   }
   const problems = journalProblems(root, info);
   if (problems.length > 0) throw untrustedJournal(file, problems);
-  throw new RunError(
-    `Workspace needs recovery: ${describeLeftover(root, file, text)}. ` +
-      `Run \`tollgate recover\` to restore them, then run again.`,
-  );
+  throw new RunError(`Workspace needs recovery: ${describeLeftover(root, file, text)}. ` + `Run \`tollgate recover\` to restore them, then run again.`);
 }
 
 function checkStateDir(dir: string, isDir: boolean, isLink: boolean): void {
@@ -265,11 +275,9 @@ export async function ensureStateDir(root: string): Promise<string> {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     await mkdir(dir, { recursive: true });
   }
-  await writeFile(path.join(dir, ".gitignore"), "# written by tollgate: its run state is never committed\n*\n", { flag: "wx" }).catch(
-    (err: NodeJS.ErrnoException) => {
-      if (err.code !== "EEXIST") throw err;
-    },
-  );
+  await writeFile(path.join(dir, ".gitignore"), "# written by tollgate: its run state is never committed\n*\n", { flag: "wx" }).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  });
   return dir;
 }
 

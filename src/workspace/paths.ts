@@ -10,7 +10,6 @@ export function toPosix(p: string): string {
   return p.split(path.sep).join("/");
 }
 
-
 /**
  * realpath of the deepest existing ancestor, with the missing tail appended. A component of the
  * tail that exists as a symlink whose target is missing (a dangling link) is reported, since
@@ -61,7 +60,9 @@ export function isCaseInsensitiveFs(root: string): boolean {
   const real = realRoot(root);
   let known = caseInsensitive.get(real);
   if (known === undefined) {
-    const swapped = [...real].map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase())).join("");
+    const swapped = Array.from(real)
+      .map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()))
+      .join("");
     known = swapped !== real && existsSync(swapped);
     caseInsensitive.set(real, known);
   }

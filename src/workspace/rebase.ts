@@ -46,9 +46,7 @@ function over(edits: readonly TextEdit[], earlier: readonly TextEdit[]): { edits
   return { edits: out };
 }
 
-export type RebaseResult =
-  | { ok: true; edits: TextEdit[] }
-  | { ok: false; overlap?: { owner?: string | undefined } };
+export type RebaseResult = { ok: true; edits: TextEdit[] } | { ok: false; overlap?: { owner?: string | undefined } };
 
 /** Per-file history of the writes made through one workspace. */
 export class EditLedger {

@@ -294,7 +294,7 @@ export class RunTransaction {
       // rollback or `recover`. Rewrites of files that exist (distinct files, directories there)
       // run a few at a time; a delete or a create (which may make directories) runs alone, in
       // its place, so no two writes ever depend on each other.
-      for (let i = 0; i < plan.length; ) {
+      for (let i = 0; i < plan.length;) {
         let j = i;
         while (j < plan.length && plan[j]!.original.existed && plan[j]!.edits !== null) j++;
         if (j === i) j = i + 1;

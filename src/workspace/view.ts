@@ -104,9 +104,9 @@ export class TreeView {
     } catch (err) {
       // One clear message instead of the raw errno text with an absolute path.
       const code = errnoOf(err);
-      if (code === "EISDIR") throw new Error(`Not a file: ${rel} is a directory`);
-      if (code === "ENOTDIR") throw new Error(`Not a file path: ${rel} (a parent of it is a file)`);
-      if (code === "ENOTREG") throw new Error(`Not a regular file: ${rel} (${messageOf(err)}); only regular files are read`);
+      if (code === "EISDIR") throw new Error(`Not a file: ${rel} is a directory`, { cause: err });
+      if (code === "ENOTDIR") throw new Error(`Not a file path: ${rel} (a parent of it is a file)`, { cause: err });
+      if (code === "ENOTREG") throw new Error(`Not a regular file: ${rel} (${messageOf(err)}); only regular files are read`, { cause: err });
       throw err;
     }
     const decoded = decodeText(bytes, this.maxFileBytes);
@@ -142,7 +142,9 @@ export class TreeView {
       // UTF-8 cannot hold a lone surrogate: written, it would silently become U+FFFD.
       const at = input.content === null ? -1 : loneSurrogateAt(input.content);
       if (at >= 0 && input.content !== null) {
-        throw new Error(`Content of ${rel} is not valid Unicode: a lone surrogate (U+${input.content.charCodeAt(at).toString(16).toUpperCase()}) at offset ${at}; refusing to write it as U+FFFD`);
+        throw new Error(
+          `Content of ${rel} is not valid Unicode: a lone surrogate (U+${input.content.charCodeAt(at).toString(16).toUpperCase()}) at offset ${at}; refusing to write it as U+FFFD`,
+        );
       }
       const current = await this.readIfExists(rel);
       const before = current?.text ?? null;

@@ -36,18 +36,26 @@ describe("validate finds what can be known before a run", () => {
   });
 
   it("paths are checked after --var; an ERROR-node pattern is a warning (the run accepts it, as ast-grep does)", async () => {
-    const dir = await testdir({ "lib/a.ts": "x\n", "recipe.yaml": astEdit('{ ops: [{ pat: "Effect.map($A, ", out: "y" }], lang: ts, path: "${{ vars.src }}" }') });
+    const dir = await testdir({
+      "lib/a.ts": "x\n",
+      "recipe.yaml": astEdit('{ ops: [{ pat: "Effect.map($A, ", out: "y" }], lang: ts, path: "${{ vars.src }}" }'),
+    });
     const missing = await tollgate(["validate", "recipe.yaml"], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("steps[0].with.path: Path not found: src;");
     const ok = await tollgate(["validate", "recipe.yaml", "--var", "src=lib"], { cwd: dir });
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toContain('recipe.yaml:5:26 steps[0].with.ops[0].pat: warning: Pattern "Effect.map($A, " (TypeScript, ops[0].pat) contains an ERROR node');
+    expect(ok.stderr).toContain(
+      'recipe.yaml:5:26 steps[0].with.ops[0].pat: warning: Pattern "Effect.map($A, " (TypeScript, ops[0].pat) contains an ERROR node',
+    );
     expect(ok.stderr).toContain("recipe.yaml: valid (1 step, 1 warning)");
   });
 
   it("a recipe that is fine is valid, relative to --cwd", async () => {
-    const dir = await testdir({ "proj/src/a.ts": "x\n", "recipes/r.yaml": astEdit("{ ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: src }") });
+    const dir = await testdir({
+      "proj/src/a.ts": "x\n",
+      "recipes/r.yaml": astEdit("{ ops: [{ pat: 'Effect.map($A, $B)', out: 'Effect.andThen($A, $B)' }], lang: ts, path: src }"),
+    });
     const r = await tollgate(["validate", "recipes/r.yaml", "--cwd", "proj"], { cwd: dir });
     expect(r.stderr).toBe("recipes/r.yaml: valid (1 step)");
     expect(r.code).toBe(0);
@@ -59,12 +67,17 @@ describe("paths that do not exist", () => {
     const dir = await testdir({ "src/a.ts": "x\n", "ok.yaml": astEdit("{ ops: [{ pat: 'Effect.map($A, $B)', out: 'y' }], lang: ts, path: src }") });
     const r = await tollgate(["run", "ok.yaml", "src/nope.ts", "src/a.ts"], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`src/nope.ts: no such file (files named on the command line are relative to the workspace root ${dir}: --cwd, default the working directory)`);
+    expect(r.stderr).toContain(
+      `src/nope.ts: no such file (files named on the command line are relative to the workspace root ${dir}: --cwd, default the working directory)`,
+    );
     expect(r.stderr).not.toContain("src/a.ts: no such file");
   });
 
   it("Path not found at run time says paths are relative to the workspace root, not the recipe", async () => {
-    const dir = await testdir({ "recipes/src/a.ts": "x\n", "recipes/r.yaml": astEdit("{ ops: [{ pat: 'Effect.map($A, $B)', out: 'y' }], lang: ts, path: src }") });
+    const dir = await testdir({
+      "recipes/src/a.ts": "x\n",
+      "recipes/r.yaml": astEdit("{ ops: [{ pat: 'Effect.map($A, $B)', out: 'y' }], lang: ts, path: src }"),
+    });
     await mkdir(path.join(dir, "elsewhere"));
     const r = await tollgate(["run", "../recipes/r.yaml"], { cwd: path.join(dir, "elsewhere") });
     expect(r.code).toBe(3);
@@ -80,7 +93,15 @@ describe("a pattern the CLI rejects is invalid input for run, plan and apply too
     const dir = await testdir({
       "a.ts": "x\n",
       "r.yaml": astEdit(`{ ops: [{ pat: "${pat}", out: "y" }], lang: ts, path: . }`),
-      "g.yaml": ["version: 1", "steps:", "  - tool: write", "    with: { path: b.ts, content: x }", "  - tool: ast_grep", "    with: { pat: ['a', '$A $$$'], lang: python }", ""].join("\n"),
+      "g.yaml": [
+        "version: 1",
+        "steps:",
+        "  - tool: write",
+        "    with: { path: b.ts, content: x }",
+        "  - tool: ast_grep",
+        "    with: { pat: ['a', '$A $$$'], lang: python }",
+        "",
+      ].join("\n"),
     });
     for (const command of ["run", "plan"]) {
       const r = await tollgate(command === "plan" ? ["plan", "r.yaml", "--out", "plan.json"] : ["run", "r.yaml"], { cwd: dir });

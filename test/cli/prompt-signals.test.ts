@@ -41,7 +41,13 @@ async function project(extra: Record<string, string> = {}) {
   return gitdir({
     "a.ts": "export const a = Effect.map(x, f);\n",
     "b.ts": "export const b = Effect.map(y, g);\n",
-    "r.yaml": ["version: 1", "steps:", `  - { id: a, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "a.ts")} }`, `  - { id: b, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "b.ts")} }`, ""].join("\n"),
+    "r.yaml": [
+      "version: 1",
+      "steps:",
+      `  - { id: a, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "a.ts")} }`,
+      `  - { id: b, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "b.ts")} }`,
+      "",
+    ].join("\n"),
     "p.yaml": "version: 1\ndefault: require-approval\n",
     ...extra,
   });
@@ -96,7 +102,13 @@ describe("what the prompt shows", () => {
   it("names the action; after an earlier action wrote the file, the diff is against the file as it now is", async () => {
     const dir = await project({
       "c.ts": "Effect.map(x, f);\nconsole.log(1);\n",
-      "r.yaml": ["version: 1", "steps:", `  - { id: map, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "c.ts")} }`, `  - { id: log, tool: ast_edit, with: ${EDIT("console.log($X)", "logger.info($X)", "c.ts")} }`, ""].join("\n"),
+      "r.yaml": [
+        "version: 1",
+        "steps:",
+        `  - { id: map, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "c.ts")} }`,
+        `  - { id: log, tool: ast_edit, with: ${EDIT("console.log($X)", "logger.info($X)", "c.ts")} }`,
+        "",
+      ].join("\n"),
     });
     const r = await underPty(dir, ["run", "r.yaml", "--policy", "p.yaml", "--report", "rep.json", "--no-color"], (_n, _pid, child) => child.stdin!.write("y"));
     expect(r.prompts).toBe(2);
@@ -113,7 +125,12 @@ describe("what the prompt shows", () => {
   it("a huge diff is summarised before the prompt, not dumped", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 300; i++) files[`src/f${i}.ts`] = `export const v${i} = Effect.map(x, f);\n`;
-    const dir = await project({ ...files, "r.yaml": ["version: 1", "steps:", `  - { id: all, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "src")} }`, ""].join("\n") });
+    const dir = await project({
+      ...files,
+      "r.yaml": ["version: 1", "steps:", `  - { id: all, tool: ast_edit, with: ${EDIT("Effect.map($A, $B)", "Effect.andThen($A, $B)", "src")} }`, ""].join(
+        "\n",
+      ),
+    });
     const r = await underPty(dir, ["run", "r.yaml", "--policy", "p.yaml", "--no-color"], (_n, _pid, child) => child.stdin!.write("n"));
     expect(r.prompts).toBe(1);
     expect(r.screen).toContain("300 files, +300 −300: too long to show here");

@@ -92,7 +92,12 @@ describe("interactive approval prompt (real pseudo-terminal)", () => {
     const dir = await project();
     const started = Date.now();
     const child = execa(process.execPath, [CLI, "run", "r.yaml", "--policy", "p.yaml", "--report", "rep.json"], {
-      cwd: dir, env: env(), extendEnv: false, reject: false, stdin: "pipe", timeout: 20_000,
+      cwd: dir,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+      stdin: "pipe",
+      timeout: 20_000,
     });
     const r = await child;
     expect(r.timedOut).toBe(false);

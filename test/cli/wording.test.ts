@@ -74,7 +74,10 @@ describe("one word per outcome", () => {
   });
 
   it("Stale: a planned action whose file changed before apply", async () => {
-    const dir = await project({ "policy.yaml": "version: 1\ndefault: auto-apply\n", "recipe.yaml": recipe(["  - { id: a, tool: shout, with: { file: a.txt } }"]) });
+    const dir = await project({
+      "policy.yaml": "version: 1\ndefault: auto-apply\n",
+      "recipe.yaml": recipe(["  - { id: a, tool: shout, with: { file: a.txt } }"]),
+    });
     expect((await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--out", "plan.json"], { cwd: dir })).code).toBe(0);
     await writeFile(path.join(dir, "a.txt"), "changed\n");
     const r = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
@@ -110,7 +113,9 @@ describe("plan says what the policy would decide, and why", () => {
     const env = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: path.join(dir, "out/summary.md"), GITHUB_OUTPUT: path.join(dir, "out/output.txt") };
     const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--out", "plan.json"], { cwd: dir, env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("::warning file=b.txt,line=1,title=tollgate%3A dry-run (would require approval%2C policy default)::Shout: b.txt (b#1): would require approval, policy default;");
+    expect(r.stdout).toContain(
+      "::warning file=b.txt,line=1,title=tollgate%3A dry-run (would require approval%2C policy default)::Shout: b.txt (b#1): would require approval, policy default;",
+    );
     expect(r.stdout).toContain('::warning file=a.txt,line=1,title=tollgate%3A dry-run (would auto-apply%2C rule "small edits")::');
     const md = await readFile(path.join(dir, "out/summary.md"), "utf8");
     expect(md).toContain('| `a.txt` | modified | +1 −1 | a#1 | Preview | dry-run (plan); would auto-apply, rule "small edits" |');

@@ -113,14 +113,20 @@ export function scanPatterns(dir: string, cliLang: string, patterns: readonly st
   const out: CliMatch[] = [];
   const scan = (ids: number[]) => {
     if (ids.length === 0) return;
-    const r = spawnSync(SG, ["scan", "--inline-rules", ids.map((i) => docs[i]).join("\n---\n"), "--json=stream", "."], { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
+    const r = spawnSync(SG, ["scan", "--inline-rules", ids.map((i) => docs[i]).join("\n---\n"), "--json=stream", "."], {
+      cwd: dir,
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+    });
     if (r.status === 0 || r.status === 1) {
       out.push(...parseStream(r.stdout, dir));
       return;
     }
     if (ids.length === 1) {
       const id = ids[0]!;
-      out.push(...parseStream(sg(["run", `--pattern=${patterns[id]!}`, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })));
+      out.push(
+        ...parseStream(sg(["run", `--pattern=${patterns[id]!}`, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })),
+      );
       return;
     }
     const half = Math.ceil(ids.length / 2);

@@ -46,7 +46,10 @@ function walk(dir: string, keep: (name: string) => boolean, out: string[] = []):
   return out;
 }
 
-const ends = (...exts: string[]) => (name: string) => exts.some((e) => name.endsWith(e));
+const ends =
+  (...exts: string[]) =>
+  (name: string) =>
+    exts.some((e) => name.endsWith(e));
 
 /** Files a pattern can be made from: not tiny, not huge, no minified lines. */
 export function usable(file: string, maxBytes: number): boolean {
@@ -61,7 +64,9 @@ export function corpus(): CorpusLang[] {
   const modules = walk(NODE_MODULES, ends(".ts", ".tsx", ".js", ".mjs", ".cjs", ".json", ".html", ".css"));
   const of = (...exts: string[]) => modules.filter((f) => exts.some((e) => f.endsWith(e)));
   const css = walk(path.join(NODE_MODULES, "purecss"), (n) => n.endsWith(".css") && !n.endsWith("-min.css"));
-  const python = existsSync(PYTHON_STDLIB) ? walk(PYTHON_STDLIB, ends(".py")).filter((f) => !f.includes("/site-packages/") && !f.includes("/dist-packages/")) : [];
+  const python = existsSync(PYTHON_STDLIB)
+    ? walk(PYTHON_STDLIB, ends(".py")).filter((f) => !f.includes("/site-packages/") && !f.includes("/dist-packages/"))
+    : [];
   const fixtures = (ext: string) => walk(FIXTURES, ends(ext));
   return [
     { lang: "ts", napi: "TypeScript", cli: "TypeScript", ext: ".ts", files: of(".ts").filter((f) => !f.endsWith(".d.ts")) },
@@ -69,9 +74,23 @@ export function corpus(): CorpusLang[] {
     { lang: "tsx", napi: "Tsx", cli: "Tsx", ext: ".tsx", files: [...of(".tsx"), ...of(".ts").filter((f) => !f.endsWith(".d.ts"))], cleanOnly: true },
     { lang: "js", napi: "JavaScript", cli: "JavaScript", ext: ".js", files: of(".js", ".mjs", ".cjs") },
     { lang: "json", napi: "json", cli: "Json", ext: ".json", files: of(".json").filter((f) => !f.endsWith("package-lock.json")) },
-    { lang: "css", napi: "Css", cli: "Css", ext: ".css", files: css, ...(css.length === 0 ? { missing: "node_modules/purecss is not installed (npm ci installs the dev dependency)" } : {}) },
+    {
+      lang: "css",
+      napi: "Css",
+      cli: "Css",
+      ext: ".css",
+      files: css,
+      ...(css.length === 0 ? { missing: "node_modules/purecss is not installed (npm ci installs the dev dependency)" } : {}),
+    },
     { lang: "html", napi: "Html", cli: "Html", ext: ".html", files: of(".html") },
-    { lang: "python", napi: "python", cli: "Python", ext: ".py", files: python, ...(python.length === 0 ? { missing: `${PYTHON_STDLIB} is absent (Debian's python3 package installs Python's standard library there)` } : {}) },
+    {
+      lang: "python",
+      napi: "python",
+      cli: "Python",
+      ext: ".py",
+      files: python,
+      ...(python.length === 0 ? { missing: `${PYTHON_STDLIB} is absent (Debian's python3 package installs Python's standard library there)` } : {}),
+    },
     { lang: "go", napi: "go", cli: "Go", ext: ".go", files: fixtures(".go") },
     { lang: "rust", napi: "rust", cli: "Rust", ext: ".rs", files: fixtures(".rs") },
   ];

@@ -147,7 +147,7 @@ export function makePattern(r: Rand, src: Source, n: SgNode, wantMulti: boolean)
   if (holes.length === 0) return undefined;
   const pattern = fill(src.text.slice(start, end), start, holes).trim();
   if (!hasFixedText(pattern)) return undefined;
-  let ok = false;
+  let ok: boolean;
   try {
     ok = n.matches(pattern);
   } catch {

@@ -61,7 +61,7 @@ async function withThreads<T>(threads: string, f: () => Promise<T>): Promise<T> 
   }
 }
 
-const hash = (s: string) => [...s].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
+const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
 
 async function parser(l: CorpusLang): Promise<(text: string) => SgRoot> {
   const napi = await loadNapi();
@@ -315,7 +315,7 @@ async function compareRewrite(l: CorpusLang, c: RewriteCase, dir: string, source
   rewriteFile(cliDir, c.file, l.cli, c.pattern, c.out);
   const cliOut = readFileSync(path.join(cliDir, c.file), "utf8");
   const t = makeHost(tgDir);
-  let details: { parseErrors?: string[] } = {};
+  let details: { parseErrors?: string[] };
   try {
     details = (await t.call("ast_edit", { ops: [{ pat: c.pattern, out: c.out }], lang: l.lang })).details;
     if (t.actions.length > 0) await t.actions[0]!.apply("differential");

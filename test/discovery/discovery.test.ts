@@ -29,7 +29,17 @@ describe("discovery", () => {
   });
 
   it("outside git: nested .gitignore files, negation, ignored directories pruned, symlinks not followed", async () => {
-    const dir = await testdir({ ".gitignore": "build/\n*.tmp\n!keep.tmp\n", "src/a.ts": "", "src/x.tmp": "", "src/keep.tmp": "", "build/out.ts": "", "src/.gitignore": "local/\n", "src/local/l.ts": "", ".tollgate/state": "", ".git/HEAD": "" });
+    const dir = await testdir({
+      ".gitignore": "build/\n*.tmp\n!keep.tmp\n",
+      "src/a.ts": "",
+      "src/x.tmp": "",
+      "src/keep.tmp": "",
+      "build/out.ts": "",
+      "src/.gitignore": "local/\n",
+      "src/local/l.ts": "",
+      ".tollgate/state": "",
+      ".git/HEAD": "",
+    });
     symlinkSync(path.join(dir, "src"), path.join(dir, "link"));
     const d = await discoverFiles({ root: dir });
     expect(d.source).toBe("walk");
@@ -82,7 +92,11 @@ describe("discovery", () => {
       "README.md": [2, 2, 4, 6],
       "lib/日本.ts": [1, 2, 3, 6],
     };
-    for (const [rel, shards] of Object.entries(golden)) expect([2, 3, 4, 7].map((count) => shardOf(rel, count)), rel).toEqual(shards);
+    for (const [rel, shards] of Object.entries(golden))
+      expect(
+        [2, 3, 4, 7].map((count) => shardOf(rel, count)),
+        rel,
+      ).toEqual(shards);
   });
 
   it("a workspace that is a sub-directory of a git repository lists paths relative to itself", async () => {

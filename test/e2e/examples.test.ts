@@ -67,7 +67,9 @@ describe("the examples in recipes/ on examples/sample", () => {
     expect(await read(dir, "src/effects/user.ts")).toContain("Effect.map(");
 
     const fresh = await sample();
-    const approval = await tollgate(["run", recipe("explicit-resolve.yaml"), "--policy", policy("require-approval"), "--report", "report.json"], { cwd: fresh });
+    const approval = await tollgate(["run", recipe("explicit-resolve.yaml"), "--policy", policy("require-approval"), "--report", "report.json"], {
+      cwd: fresh,
+    });
     expect(approval.code).toBe(1);
     expect((await reportOf(fresh)).outcomes.map((o) => [o.id, o.requested?.action, o.decision, o.outcome])).toEqual([
       ["header#1", "apply", "require-approval", "pending-approval"],
@@ -91,7 +93,11 @@ export default (pi) => [
       "auto.yaml": "version: 1\ndefault: auto-apply\n",
     });
     const child = execa(process.execPath, [CLI, "run", "recipe.yaml", "--policy", "auto.yaml", "--report", "report.json"], {
-      cwd: dir, reject: false, stdin: "ignore", env: { CI: "true", NO_COLOR: "1" }, timeout: 30_000,
+      cwd: dir,
+      reject: false,
+      stdin: "ignore",
+      env: { CI: "true", NO_COLOR: "1" },
+      timeout: 30_000,
     });
     while (!existsSync(path.join(dir, "started"))) await new Promise((r) => setTimeout(r, 20));
     child.kill("SIGINT");

@@ -77,7 +77,14 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
     });
     expect(lib.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(lib.files).toEqual([
-      { path: "lib/b.ts", change: "modified", additions: 2, deletions: 2, beforeSha256: expect.stringMatching(/^[0-9a-f]{64}$/), afterSha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      {
+        path: "lib/b.ts",
+        change: "modified",
+        additions: 2,
+        deletions: 2,
+        beforeSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        afterSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ]);
     expect(lib.diff).toContain("diff --git a/lib/b.ts b/lib/b.ts\n");
     expect(rep.summary).toMatchObject({ steps: 2, actions: 2, filesChanged: 2, additions: 3, deletions: 3, exitCode: 0 });
@@ -115,7 +122,9 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
 
   it("require-approval with --approve <id> and with --approvals FILE (fingerprints) applies exactly those", async () => {
     const dir = await project();
-    const byId = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve", "src#1", "--approve", "scr#1", "--report", "report.json"], { cwd: dir });
+    const byId = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--approve", "src#1", "--approve", "scr#1", "--report", "report.json"], {
+      cwd: dir,
+    });
     expect(byId.code).toBe(1); // lib#1 still awaits approval
     expect(byId.stderr).toContain("tollgate: --approve scr#1 matched no action of this run");
     expect(byId.stderr).not.toContain("--approve src#1 matched");
@@ -178,7 +187,10 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
 
   it("--dry-run and --check force dry-run over --mode and --approve-all (no usage error): nothing written", async () => {
     const dir = await project();
-    const dry = await tollgate(["run", "recipe.yaml", "--policy", "approve.yaml", "--mode", "auto-apply", "--approve-all", "--dry-run", "--report", "report.json"], { cwd: dir });
+    const dry = await tollgate(
+      ["run", "recipe.yaml", "--policy", "approve.yaml", "--mode", "auto-apply", "--approve-all", "--dry-run", "--report", "report.json"],
+      { cwd: dir },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect((await reportOf(dir)).run).toMatchObject({ mode: "dry-run" });
     expect(outcomes(await reportOf(dir))).toEqual([
@@ -229,8 +241,11 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
   });
 
   it("an output file that cannot be written is one clear line naming it (exit 3), not an internal error", async () => {
-    const dir = await project({ "taken": "a file\n" });
-    for (const [flag, file, why] of [["--report", "taken/r.json", "a parent path is a file"], ["--patch", "src", "it is a directory"]] as const) {
+    const dir = await project({ taken: "a file\n" });
+    for (const [flag, file, why] of [
+      ["--report", "taken/r.json", "a parent path is a file"],
+      ["--patch", "src", "it is a directory"],
+    ] as const) {
       const r = await tollgate(["run", "recipe.yaml", flag, file], { cwd: dir });
       expect(r.code).toBe(3);
       expect(r.stderr.split("\n").at(-1)).toBe(`tollgate: cannot write ${flag} ${file}: ${why}`);
@@ -311,7 +326,7 @@ describe("run modes on a git repo (real CLI, real ast_edit)", () => {
 
   it("an explicit discard of an action touching a protected path is honoured (discarded, no error); one not discarded stays blocked", async () => {
     const dir = await project({
-      "protect.yaml": "version: 1\ndefault: auto-apply\nprotect: [\"secret/**\"]\n",
+      "protect.yaml": 'version: 1\ndefault: auto-apply\nprotect: ["secret/**"]\n',
       "secret.yaml": [
         "version: 1",
         "steps:",

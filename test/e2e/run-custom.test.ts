@@ -187,9 +187,13 @@ export default (pi) => ({
       "tools/rejects.mjs": stray("rejects", 'Promise.reject(new Error("stray rejection"))'),
       "tools/timer.mjs": stray("timer", 'setTimeout(() => { throw new Error("timer boom"); }, 0)'),
       "a.yaml": "version: 1\ntools: [./tools/rejects.mjs]\nsteps:\n  - tool: rejects\n",
-      "b.yaml": "version: 1\ntools: [./tools/timer.mjs]\nsteps:\n  - tool: timer\n  - tool: exec\n    with: { command: node, args: [-e, 'setTimeout(() => {}, 200)'] }\n",
+      "b.yaml":
+        "version: 1\ntools: [./tools/timer.mjs]\nsteps:\n  - tool: timer\n  - tool: exec\n    with: { command: node, args: [-e, 'setTimeout(() => {}, 200)'] }\n",
     });
-    for (const [recipe, message] of [["a.yaml", "stray rejection"], ["b.yaml", "timer boom"]]) {
+    for (const [recipe, message] of [
+      ["a.yaml", "stray rejection"],
+      ["b.yaml", "timer boom"],
+    ]) {
       const r = await tollgate(["run", recipe!], { cwd: dir });
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toContain(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}`);

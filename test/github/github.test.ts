@@ -70,16 +70,18 @@ describe("GitHub Actions integration (real CLI, real ast_edit)", () => {
     expect(log).toContain("\n::TOKEN::\n::endgroup::\n::group::step 2/2 b (ast_edit): ok\n::stop-commands::TOKEN\n");
     expect(log.endsWith("::TOKEN::\n::endgroup::\n")).toBe(true);
     // The injected line only ever appears while commands are stopped.
-    const fenced = log.split("::stop-commands::TOKEN\n").slice(1).map((part) => part.split("::TOKEN::\n")[0]).join("");
+    const fenced = log
+      .split("::stop-commands::TOKEN\n")
+      .slice(1)
+      .map((part) => part.split("::TOKEN::\n")[0])
+      .join("");
     expect(fenced).toContain(" // ::error::injected from a file");
     const parts = log.split("::stop-commands::TOKEN\n");
     const outside = [parts[0], ...parts.slice(1).map((part) => part.split("::TOKEN::\n")[1] ?? "")].join("");
     expect(outside).not.toContain("injected");
     expect(outside).not.toContain("::error::");
     const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
-    expect(await readFile(path.join(dir, "output.txt"), "utf8")).toBe(
-      `changed=true\npending-count=1\nreport=${path.join(dir, "out/report.json")}\n`,
-    );
+    expect(await readFile(path.join(dir, "output.txt"), "utf8")).toBe(`changed=true\npending-count=1\nreport=${path.join(dir, "out/report.json")}\n`);
     const summary = await readFile(path.join(dir, "summary.md"), "utf8");
     const expected = renderSummary(report, { maxBytes: 1024 * 1024 - "earlier step\n".length - 8 * 1024, reportPath: path.join(dir, "out/report.json") });
     expect(summary).toBe(`earlier step\n${expected}\n`);
@@ -114,7 +116,9 @@ describe("GitHub Actions integration (real CLI, real ast_edit)", () => {
     expect(r.code).toBe(0);
     const { annotations, log } = split(r.stdout);
     const lines = annotations.trimEnd().split("\n");
-    expect(lines[0]).toBe("::warning file=evil%2Cna%3Ame.txt,line=1,title=tollgate%3A dry-run::Evil: 100%25 done%0A::error::x evil,na:me.txt (evil#1): dry-run (policy default)");
+    expect(lines[0]).toBe(
+      "::warning file=evil%2Cna%3Ame.txt,line=1,title=tollgate%3A dry-run::Evil: 100%25 done%0A::error::x evil,na:me.txt (evil#1): dry-run (policy default)",
+    );
     expect(lines.filter((l) => l.startsWith("::warning ")).length).toBe(10);
     expect(lines.filter((l) => l.startsWith("::notice ")).length).toBe(10);
     expect(lines.filter((l) => l.startsWith("::error")).length).toBe(0);

@@ -11,7 +11,10 @@ export async function cliUnderHeap(heapMb: number, args: readonly string[], cwd:
   const aux = await testdir({});
   const rssFile = path.join(aux, "rss");
   const hook = path.join(aux, "hook.mjs");
-  await writeFile(hook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`);
+  await writeFile(
+    hook,
+    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));\n`,
+  );
   const r = await execa(process.execPath, [`--max-old-space-size=${heapMb}`, "--import", hook, CLI, ...args], {
     cwd,
     reject: false,

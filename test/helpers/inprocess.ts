@@ -1,4 +1,3 @@
-
 export interface CliResult {
   code: number;
   stdout: string;
@@ -36,12 +35,12 @@ async function runOnce(args: string[], opts: { cwd: string; env?: Record<string,
   const out = { stdout: "", stderr: "" };
   const capture = (stream: NodeJS.WriteStream, key: "stdout" | "stderr") => {
     const original = stream.write;
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
       out[key] += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
       const cb = rest.find((r) => typeof r === "function") as (() => void) | undefined;
       cb?.();
       return true;
-    });
+    };
     return () => {
       stream.write = original;
     };

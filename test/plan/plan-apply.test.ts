@@ -40,7 +40,9 @@ const read = (dir: string, f: string) => readFile(path.join(dir, f), "utf8");
 describe("tollgate plan / apply", () => {
   it("plan writes nothing and records fingerprints, hashes, vars and what the policy would decide", async () => {
     const dir = await project();
-    const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--var", "second=c.txt", "--out", "out/plan.json", "--patch", "plan.patch"], { cwd: dir });
+    const r = await tollgate(["plan", "recipe.yaml", "--policy", "policy.yaml", "--var", "second=c.txt", "--out", "out/plan.json", "--patch", "plan.patch"], {
+      cwd: dir,
+    });
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(0);
     expect(await read(dir, "c.txt")).toBe("gamma\n");
@@ -151,7 +153,9 @@ describe("tollgate plan / apply", () => {
     await writeFile(path.join(dir, "policy.yaml"), "version: 1\ndefault: auto-apply\nrules: []\n");
     const policyChanged = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(policyChanged.code).toBe(2);
-    expect(policyChanged.stderr).toMatch(/^policy\.yaml: not the policy the plan was made with \(sha256 [0-9a-f]{12}, plan has [0-9a-f]{12}\)\. Refusing to apply; run tollgate plan again\.$/);
+    expect(policyChanged.stderr).toMatch(
+      /^policy\.yaml: not the policy the plan was made with \(sha256 [0-9a-f]{12}, plan has [0-9a-f]{12}\)\. Refusing to apply; run tollgate plan again\.$/,
+    );
     await writeFile(path.join(dir, "recipe.yaml"), (await read(dir, "recipe.yaml")) + "# edited\n");
     const recipeChanged = await tollgate(["apply", "plan.json", "--policy", "policy.yaml"], { cwd: dir });
     expect(recipeChanged.code).toBe(2);
@@ -161,14 +165,17 @@ describe("tollgate plan / apply", () => {
 
   it("bad plan files and plan-only flags are input errors without a stack trace", async () => {
     const dir = await testdir({ "x.json": "{}", "bad.json": "{nope" });
-    for (const args of [["apply", "x.json"], ["apply", "bad.json"], ["apply", "missing.json"], ["apply", "x.json", "--policy", "p.yaml"]]) {
+    for (const args of [
+      ["apply", "x.json"],
+      ["apply", "bad.json"],
+      ["apply", "missing.json"],
+      ["apply", "x.json", "--policy", "p.yaml"],
+    ]) {
       const r = await tollgate(args, { cwd: dir });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
-    expect((await tollgate(["apply", "x.json"], { cwd: dir })).stderr).toBe(
-      "x.json: not a tollgate plan (make one with: tollgate plan <recipe> --out x.json)",
-    );
+    expect((await tollgate(["apply", "x.json"], { cwd: dir })).stderr).toBe("x.json: not a tollgate plan (make one with: tollgate plan <recipe> --out x.json)");
   });
 
   it("plan accepts --recipe with files as positionals and says when the plan was not saved", async () => {

@@ -60,7 +60,16 @@ describe("the packed package", () => {
     const manifest = JSON.parse((await execa("tar", ["-xOzf", tarball, "package/package.json"])).stdout);
     for (const script of ["prepare", "preinstall", "install", "postinstall"]) expect(manifest.scripts?.[script], script).toBeUndefined();
     const files = (await execa("tar", ["-tzf", tarball])).stdout.split("\n");
-    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/npm-shrinkwrap.json", "package/bin/tollgate.js", "package/dist/bundle/cli.cjs", "package/dist/index.d.ts", "package/schema/recipe.schema.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/LICENSE",
+        "package/npm-shrinkwrap.json",
+        "package/bin/tollgate.js",
+        "package/dist/bundle/cli.cjs",
+        "package/dist/index.d.ts",
+        "package/schema/recipe.schema.json",
+      ]),
+    );
     // The launcher's code cache is written beside the bundle by runs, never shipped.
     expect(files.filter((f) => f.includes(".code-cache"))).toEqual([]);
     expect((await execa("tar", ["-xOzf", tarball, "package/LICENSE"])).stdout).toMatch(/^MIT License/);

@@ -17,7 +17,8 @@ let root: string;
 let hookRepo: string;
 let sha: string;
 const env = () => ({ PRE_COMMIT_HOME: path.join(root, "home"), NO_COLOR: "1", CI: "", GITHUB_ACTIONS: "", TERM: "dumb" });
-const git = (cwd: string, ...args: string[]) => execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd, stdin: "ignore", env: env() });
+const git = (cwd: string, ...args: string[]) =>
+  execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd, stdin: "ignore", env: env() });
 
 beforeAll(async () => {
   if (skip) return;
@@ -58,7 +59,15 @@ async function project(name: string, hook: string): Promise<string> {
   return dir;
 }
 
-const commit = (dir: string) => execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-m", "change"], { cwd: dir, reject: false, stdin: "ignore", env: env(), all: true, timeout: 240_000 });
+const commit = (dir: string) =>
+  execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-m", "change"], {
+    cwd: dir,
+    reject: false,
+    stdin: "ignore",
+    env: env(),
+    all: true,
+    timeout: 240_000,
+  });
 
 describe.skipIf(skip)("the hooks with the real pre-commit client (repo: a local clone pinned by sha)", () => {
   it("install-hooks builds and installs the hook environment", async () => {

@@ -96,30 +96,34 @@ async function interruptDuringApply(dir: string, run: ReturnType<typeof start>) 
 }
 
 describe("tollgate run through the CLI: interrupt during apply, --atomic", () => {
-  it.concurrent("SIGINT while an action is applying: it finishes, nothing more is applied, report written, exit 130, no journal", { timeout: 120_000 }, async () => {
-    // Resolution order: stage (applied), slow (interrupted while applying: finishes), other (discarded).
-    const dir = project(["other", "slow", "stage"]);
-    const run = start(dir);
-    const r = await interruptDuringApply(dir, run);
-    expect(r.exitCode, run.stderr()).toBe(130);
-    const rep = report(dir);
-    expect(rep.run.interrupted).toBe(true);
-    expect(rep.exitCode).toBe(130);
-    expect(rep.outcomes.map((o: { id: string; action: string; outcome: string }) => [o.id, o.action, o.outcome])).toEqual([
-      ["2-stage#1", "apply", "applied"],
-      ["1-slow#1", "apply", "applied"],
-      ["0-other#1", "discard", "discarded"],
-    ]);
-    expect(rep.outcomes[1].resultText).toBe("slow applied");
-    expect(rep.outcomes[2].reason).toBe("interrupted");
-    // The applied action is whole, the discarded one untouched.
-    expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
-    expect(readFileSync(path.join(dir, "src/b.ts"), "utf8")).toBe("\uFEFFexport const b = 2;\r\n");
-    expect(readFileSync(path.join(dir, "src/new/c.ts"), "utf8")).toBe("export const c = 1;\n");
-    expect(readFileSync(path.join(dir, "src/d.ts"), "utf8")).toBe("export const d = 1;\n");
-    expect(snapshotTree(dir)["src/b.ts"]).toMatch(/^755 /);
-    noLeftovers(dir);
-  });
+  it.concurrent(
+    "SIGINT while an action is applying: it finishes, nothing more is applied, report written, exit 130, no journal",
+    { timeout: 120_000 },
+    async () => {
+      // Resolution order: stage (applied), slow (interrupted while applying: finishes), other (discarded).
+      const dir = project(["other", "slow", "stage"]);
+      const run = start(dir);
+      const r = await interruptDuringApply(dir, run);
+      expect(r.exitCode, run.stderr()).toBe(130);
+      const rep = report(dir);
+      expect(rep.run.interrupted).toBe(true);
+      expect(rep.exitCode).toBe(130);
+      expect(rep.outcomes.map((o: { id: string; action: string; outcome: string }) => [o.id, o.action, o.outcome])).toEqual([
+        ["2-stage#1", "apply", "applied"],
+        ["1-slow#1", "apply", "applied"],
+        ["0-other#1", "discard", "discarded"],
+      ]);
+      expect(rep.outcomes[1].resultText).toBe("slow applied");
+      expect(rep.outcomes[2].reason).toBe("interrupted");
+      // The applied action is whole, the discarded one untouched.
+      expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
+      expect(readFileSync(path.join(dir, "src/b.ts"), "utf8")).toBe("\uFEFFexport const b = 2;\r\n");
+      expect(readFileSync(path.join(dir, "src/new/c.ts"), "utf8")).toBe("export const c = 1;\n");
+      expect(readFileSync(path.join(dir, "src/d.ts"), "utf8")).toBe("export const d = 1;\n");
+      expect(snapshotTree(dir)["src/b.ts"]).toMatch(/^755 /);
+      noLeftovers(dir);
+    },
+  );
 
   it.concurrent("SIGINT during apply with --atomic: everything applied is rolled back, byte-identical, exit 130", { timeout: 120_000 }, async () => {
     const dir = project(["other", "slow", "stage"]);
@@ -168,27 +172,31 @@ describe("tollgate run through the CLI: interrupt during apply, --atomic", () =>
 });
 
 describe("tollgate run through the CLI: --atomic and a step error", () => {
-  it.concurrent("--atomic: a step error (a tool that threw) rolls back what was applied, exit 3; without --atomic it is kept", { timeout: 120_000 }, async () => {
-    // stage stages; fail throws (a step error, exit 3); at the end stage is applied, then rolled back.
-    const dir = project(["stage", "fail"]);
-    const before = userFiles(dir);
-    const r = await start(dir, ["--atomic"]).child;
-    expect(r.exitCode, r.stderr).toBe(3);
-    expect(r.stderr).toContain("tool failed");
-    const rep = report(dir);
-    expect(rep.steps.map((s: { status: string }) => s.status)).toEqual(["ok", "error"]);
-    expect(rep.run.atomic).toEqual({ rolledBack: true, files: expect.arrayContaining(["src/a.ts", "src/b.ts", "src/new/c.ts"]), error: null });
-    expect(rep.outcomes.map((o: { id: string; outcome: string; rolledBack?: boolean; error: string | null }) => [o.id, o.outcome, o.rolledBack ?? false, o.error])).toEqual([
-      ["0-stage#1", "applied", true, "Rolled back (--atomic): step 1-fail failed"],
-    ]);
-    expect(userFiles(dir)).toEqual(before);
-    noLeftovers(dir);
+  it.concurrent(
+    "--atomic: a step error (a tool that threw) rolls back what was applied, exit 3; without --atomic it is kept",
+    { timeout: 120_000 },
+    async () => {
+      // stage stages; fail throws (a step error, exit 3); at the end stage is applied, then rolled back.
+      const dir = project(["stage", "fail"]);
+      const before = userFiles(dir);
+      const r = await start(dir, ["--atomic"]).child;
+      expect(r.exitCode, r.stderr).toBe(3);
+      expect(r.stderr).toContain("tool failed");
+      const rep = report(dir);
+      expect(rep.steps.map((s: { status: string }) => s.status)).toEqual(["ok", "error"]);
+      expect(rep.run.atomic).toEqual({ rolledBack: true, files: expect.arrayContaining(["src/a.ts", "src/b.ts", "src/new/c.ts"]), error: null });
+      expect(
+        rep.outcomes.map((o: { id: string; outcome: string; rolledBack?: boolean; error: string | null }) => [o.id, o.outcome, o.rolledBack ?? false, o.error]),
+      ).toEqual([["0-stage#1", "applied", true, "Rolled back (--atomic): step 1-fail failed"]]);
+      expect(userFiles(dir)).toEqual(before);
+      noLeftovers(dir);
 
-    const plain = await start(dir).child;
-    expect(plain.exitCode).toBe(3);
-    expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
-    noLeftovers(dir);
-  });
+      const plain = await start(dir).child;
+      expect(plain.exitCode).toBe(3);
+      expect(readFileSync(path.join(dir, "src/a.ts"), "utf8")).toBe("export const a = 2;\n");
+      noLeftovers(dir);
+    },
+  );
 });
 
 describe("tollgate run through the CLI: interrupt during a step", () => {

@@ -162,7 +162,9 @@ describe("recover trusts nothing it reads back", () => {
     vouch(root, "n".repeat(48));
     const r = await cli(["recover"], root);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/left 2 files to put back:\nrestoring:\n {2}src\/a\.ts\nremoving \(created by the apply\):\n {2}src\/new\.ts\n[^]*restored 2 files/);
+    expect(r.stderr).toMatch(
+      /left 2 files to put back:\nrestoring:\n {2}src\/a\.ts\nremoving \(created by the apply\):\n {2}src\/new\.ts\n[^]*restored 2 files/,
+    );
     expect(readFileSync(path.join(root, "src/a.ts"), "utf8")).toBe("export const a = 1;\n");
     expect(existsSync(path.join(root, "src/new.ts"))).toBe(false);
     expect(existsSync(path.join(root, ".tollgate/journal.json"))).toBe(false);

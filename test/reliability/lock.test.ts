@@ -80,9 +80,14 @@ describe("one run per workspace (two processes)", () => {
     writeFileSync(path.join(barrier, "done"), "");
     const results = await Promise.all(racers);
     const all = results.map((r) => r.stdout + r.stderr).join("\n");
-    expect(results.every((r) => r.code === 0), all).toBe(true);
+    expect(
+      results.every((r) => r.code === 0),
+      all,
+    ).toBe(true);
     expect(results.filter((r) => r.stdout.includes("WON")).length, all).toBe(1);
-    expect(results.filter((r) => /LOST (Workspace is locked by another tollgate run|Could not take the workspace lock)/.test(r.stdout)).length, all).toBe(RACERS - 1);
+    expect(results.filter((r) => /LOST (Workspace is locked by another tollgate run|Could not take the workspace lock)/.test(r.stdout)).length, all).toBe(
+      RACERS - 1,
+    );
   });
 
   it("an unreadable lock file is treated as stale once it is not brand new; a symlinked .tollgate is refused", async () => {

@@ -25,7 +25,13 @@ function project(files: Record<string, string>): string {
 
 async function cli(args: string[], cwd: string, env: Record<string, string> = {}, timeout = 30_000) {
   const started = Date.now();
-  const r = await execa(process.execPath, [CLI, ...args], { cwd, reject: false, stdin: "ignore", env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...env }, timeout });
+  const r = await execa(process.execPath, [CLI, ...args], {
+    cwd,
+    reject: false,
+    stdin: "ignore",
+    env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "", ...env },
+    timeout,
+  });
   const out = { code: r.exitCode, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started, timedOut: r.timedOut };
   expect(out.timedOut, out.stderr).toBe(false);
   expect(out.stderr).not.toMatch(/\n\s+at |internal error/);
@@ -66,7 +72,11 @@ describe("non-regular files are never read", () => {
   });
 
   it("a FIFO .gitignore does not hang discovery: without git it is skipped and listed; in a git repo git's hang is cut short", async () => {
-    const dir = project({ "a.ts": "foo(1);\n", "sub/b.ts": "foo(2);\n", "r.yaml": "version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [\"foo($A)\"], lang: ts }\n" });
+    const dir = project({
+      "a.ts": "foo(1);\n",
+      "sub/b.ts": "foo(2);\n",
+      "r.yaml": 'version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: ["foo($A)"], lang: ts }\n',
+    });
     await execa("mkfifo", [path.join(dir, "sub/.gitignore")]);
     const walk = await cli(["run", "r.yaml", "--format", "json"], dir);
     expect(walk.code, walk.stderr).toBe(0);
@@ -82,7 +92,7 @@ describe("non-regular files are never read", () => {
   it.skipIf(!isRoot)("a character device (a /dev/zero node) in the tree is skipped and listed, and refused by edit (needs root for mknod)", async () => {
     const dir = project({
       "a.ts": "foo(1);\n",
-      "r.yaml": "version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [\"foo($A)\"], lang: ts }\n",
+      "r.yaml": 'version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: ["foo($A)"], lang: ts }\n',
       "e.yaml": "version: 1\nsteps:\n  - tool: edit\n    with: { path: zero.ts, oldText: a, newText: b }\n",
     });
     await execa("mknod", [path.join(dir, "zero.ts"), "c", "1", "5"]);
@@ -95,7 +105,7 @@ describe("non-regular files are never read", () => {
   });
 
   it("a file name that is not valid UTF-8 is skipped and listed, with and without git", async () => {
-    const dir = project({ "a.ts": "foo(1);\n", "r.yaml": "version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [\"foo($A)\"], lang: ts }\n" });
+    const dir = project({ "a.ts": "foo(1);\n", "r.yaml": 'version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: ["foo($A)"], lang: ts }\n' });
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from(".ts")]), "foo(2);\n");
     for (const withGit of [false, true]) {
       if (withGit) await execa("git", ["init", "-q"], { cwd: dir });
@@ -108,10 +118,19 @@ describe("non-regular files are never read", () => {
 
 describe("files named on the command line may be pipes", () => {
   it("--approvals <(...) (a pipe from bash process substitution) is read once and honoured", async () => {
-    const dir = project({ "a.txt": "original", "r.yaml": 'version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: "changed" }\n', "p.yaml": "version: 1\ndefault: require-approval\n" });
+    const dir = project({
+      "a.txt": "original",
+      "r.yaml": 'version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: "changed" }\n',
+      "p.yaml": "version: 1\ndefault: require-approval\n",
+    });
     const plan = await cli(["plan", "r.yaml", "--policy", "p.yaml", "--format", "json"], dir);
     const fingerprint = JSON.parse(plan.stdout).outcomes[0].fingerprint as string;
-    const r = await execa("bash", ["-c", `"${process.execPath}" "${CLI}" run r.yaml --policy p.yaml --approvals <(printf -- '- ${fingerprint}\\n')`], { cwd: dir, reject: false, env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 30_000 });
+    const r = await execa("bash", ["-c", `"${process.execPath}" "${CLI}" run r.yaml --policy p.yaml --approvals <(printf -- '- ${fingerprint}\\n')`], {
+      cwd: dir,
+      reject: false,
+      env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" },
+      timeout: 30_000,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed");
   });
@@ -119,7 +138,10 @@ describe("files named on the command line may be pipes", () => {
 
 describe("a run ends when its work ends", () => {
   it("the CLI exits with its code and report although a custom tool left a timer running", async () => {
-    const dir = project({ "tools/t.mjs": tool("t", "setInterval(() => {}, 1000); return { content: [{ type: 'text', text: 'ok' }] };"), "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n" });
+    const dir = project({
+      "tools/t.mjs": tool("t", "setInterval(() => {}, 1000); return { content: [{ type: 'text', text: 'ok' }] };"),
+      "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n",
+    });
     const r = await cli(["run", "r.yaml", "--report", "rep.json"], dir, {}, 20_000);
     expect(r.code, r.stderr).toBe(0);
     expect(r.ms).toBeLessThan(15_000);
@@ -127,7 +149,10 @@ describe("a run ends when its work ends", () => {
   });
 
   it("a step whose promise can never settle (no timeout) is a step error with a report, not Node's silent exit 13", async () => {
-    const dir = project({ "tools/t.mjs": tool("t", "return new Promise(() => {});"), "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n  - tool: write\n    with: { path: b.txt, content: after }\n" });
+    const dir = project({
+      "tools/t.mjs": tool("t", "return new Promise(() => {});"),
+      "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n  - tool: write\n    with: { path: b.txt, content: after }\n",
+    });
     const r = await cli(["run", "r.yaml", "--report", "rep.json", "--mode", "auto-apply"], dir);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/Step 0-t can never finish/);
@@ -137,7 +162,10 @@ describe("a run ends when its work ends", () => {
   });
 
   it("a factory that never settles is a load error (exit 2), not a run that never starts", async () => {
-    const dir = project({ "tools/t.mjs": "export default () => new Promise(() => {});\n", "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n" });
+    const dir = project({
+      "tools/t.mjs": "export default () => new Promise(() => {});\n",
+      "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n",
+    });
     const r = await cli(["run", "r.yaml"], dir);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/Failed to load tool: the factory can never settle/);
@@ -165,8 +193,17 @@ describe("a run ends when its work ends", () => {
       "late",
       "setTimeout(() => pi.files.stage({ label: 'LATE', changes: [{ path: 'c.txt', content: 'LATE' }] }).then(() => pi.logger.info('late stage accepted'), (e) => pi.logger.info('late: ' + e.message)), 400); return new Promise((r) => setTimeout(r, 5000));",
     );
-    const slow = tool("slow", "await new Promise((r) => setTimeout(r, 1500)); return { content: [{ type: 'text', text: 'slow done' }] };").replace(/"late"/g, '"slow"');
-    const dir = project({ "c.txt": "original", "tools/late.mjs": late, "tools/slow.mjs": slow.replace(/name: "late"/, 'name: "slow"'), "p.yaml": AUTO, "r.yaml": "version: 1\ntools: [./tools/late.mjs, ./tools/slow.mjs]\nsteps:\n  - tool: late\n    timeout: 200\n  - tool: slow\n" });
+    const slow = tool("slow", "await new Promise((r) => setTimeout(r, 1500)); return { content: [{ type: 'text', text: 'slow done' }] };").replace(
+      /"late"/g,
+      '"slow"',
+    );
+    const dir = project({
+      "c.txt": "original",
+      "tools/late.mjs": late,
+      "tools/slow.mjs": slow.replace(/name: "late"/, 'name: "slow"'),
+      "p.yaml": AUTO,
+      "r.yaml": "version: 1\ntools: [./tools/late.mjs, ./tools/slow.mjs]\nsteps:\n  - tool: late\n    timeout: 200\n  - tool: slow\n",
+    });
     const r = await cli(["run", "r.yaml", "--policy", "p.yaml", "--format", "json"], dir);
     expect(r.code, r.stderr).toBe(3); // the timeout is a step error
     const rep = JSON.parse(r.stdout);
@@ -178,7 +215,11 @@ describe("a run ends when its work ends", () => {
 
   it("a second SIGTERM ends the process even while a custom tool blocks the main thread (a synchronous read of a FIFO)", async () => {
     const dir = project({
-      "tools/t.mjs": tool("t", "writeFileSync('started', 'x'); readFileSync('pipe'); return { content: [] };", 'import { readFileSync, writeFileSync } from "node:fs";'),
+      "tools/t.mjs": tool(
+        "t",
+        "writeFileSync('started', 'x'); readFileSync('pipe'); return { content: [] };",
+        'import { readFileSync, writeFileSync } from "node:fs";',
+      ),
       "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: t\n",
     });
     await execa("mkfifo", [path.join(dir, "pipe")]);
@@ -198,7 +239,9 @@ describe("a run ends when its work ends", () => {
 
 describe("exec never outlives its bounds", () => {
   it("the exec timeout kills the process group: sh -c 'sleep 25 & echo started' ends at the timeout", async () => {
-    const dir = project({ "r.yaml": 'version: 1\nsteps:\n  - tool: exec\n    with: { command: "sleep 25 & echo started; sleep 25", shell: true, timeout: 800 }\n' });
+    const dir = project({
+      "r.yaml": 'version: 1\nsteps:\n  - tool: exec\n    with: { command: "sleep 25 & echo started; sleep 25", shell: true, timeout: 800 }\n',
+    });
     const r = await cli(["run", "r.yaml"], dir);
     expect(r.code).toBe(3);
     expect(r.ms).toBeLessThan(10_000);
@@ -224,7 +267,11 @@ describe("work per input is bounded", () => {
     const n = 12_000;
     const before = Array.from({ length: n }, (_, i) => `const value${i} = compute(${i}, "some text here");`).join("\n") + "\n";
     const after = Array.from({ length: n }, (_, i) => `let other${i} = different(${i * 7}, 'more words');`).join("\n");
-    const dir = project({ "big.ts": before, "after.txt": after, "r.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: big.ts, content: \"${{ vars.after }}\" }\n" });
+    const dir = project({
+      "big.ts": before,
+      "after.txt": after,
+      "r.yaml": 'version: 1\nsteps:\n  - tool: write\n    with: { path: big.ts, content: "${{ vars.after }}" }\n',
+    });
     writeFileSync(path.join(dir, "r.yaml"), `version: 1\nsteps:\n  - tool: write\n    with: { path: big.ts, content: ${JSON.stringify(after)} }\n`);
     const r = await cli(["run", "r.yaml", "--dry-run", "--patch", "p.patch", "--report", "rep.json"], dir, {}, 60_000);
     expect(r.code, r.stderr).toBe(0);

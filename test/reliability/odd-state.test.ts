@@ -15,7 +15,13 @@ afterAll(cleanupTempDirs);
 const RECIPE = 'version: 1\nsteps:\n  - tool: write\n    with: { path: a.txt, content: "changed" }\n';
 
 async function cli(args: string[], cwd: string) {
-  const r = await execa(process.execPath, [CLI, ...args], { cwd, reject: false, stdin: "ignore", env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" }, timeout: 30_000 });
+  const r = await execa(process.execPath, [CLI, ...args], {
+    cwd,
+    reject: false,
+    stdin: "ignore",
+    env: { CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" },
+    timeout: 30_000,
+  });
   const out = { code: r.exitCode, stderr: r.stderr };
   expect(out.stderr).not.toMatch(/\n\s+at |internal error|EISDIR|ENOTDIR/);
   return out;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, testdir, tollgate } from "../helpers/testdir.js";
 
-const RECIPE = "version: 1\nsteps:\n  - tool: write\n    with: { path: big.txt, content: \"${{ vars.text }}\" }\nvars:\n  text: small\n";
+const RECIPE = 'version: 1\nsteps:\n  - tool: write\n    with: { path: big.txt, content: "${{ vars.text }}" }\nvars:\n  text: small\n';
 const FLAGS = [
   ["run", "--report"],
   ["run", "--patch"],
@@ -110,12 +110,16 @@ describe("output files that cannot be written", () => {
     const probe = spawnSync("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", ""], { encoding: "utf8" });
     if (probe.status !== 0) return ctx.skip(`cannot run as nobody here (setpriv: ${(probe.stderr || probe.error?.message || "").trim()})`);
     if (process.getuid?.() !== 0) return ctx.skip("not root: setpriv cannot switch users");
-    const r = spawnSync("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, CLI, "run", "r.yaml", "--dry-run", "--report", file], {
-      cwd: dir,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: locked, CI: "true", NO_COLOR: "1" },
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      "setpriv",
+      ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, CLI, "run", "r.yaml", "--dry-run", "--report", file],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: locked, CI: "true", NO_COLOR: "1" },
+        timeout: 60_000,
+      },
+    );
     expectRefused({ code: r.status ?? undefined, stderr: r.stderr }, "--report", file, "permission denied");
     expect(readdirSync(locked)).toEqual([]);
   });

@@ -5,7 +5,7 @@ import { testdir, tollgate } from "../helpers/testdir.js";
 
 // A plan.json is an artifact passed between jobs; anyone in between can edit it. It
 // decides nothing: apply decides by the policy on its own command line and its own flags.
-const RECIPE = "version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: \"CHANGED\\n\" }\n";
+const RECIPE = 'version: 1\nsteps:\n  - id: w\n    tool: write\n    with: { path: a.txt, content: "CHANGED\\n" }\n';
 const STRICT = "version: 1\ndefault: require-approval\n";
 
 async function planned(): Promise<{ dir: string; plan: Record<string, any> }> {
@@ -39,7 +39,9 @@ describe("a plan decides nothing", () => {
     const missing = await tollgate(["apply", "plan.json"], { cwd: dir });
     noTrace(missing.stderr);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("plan.json: the plan was made with a policy (policy.yaml); pass the same policy to apply: tollgate apply plan.json --policy FILE");
+    expect(missing.stderr).toContain(
+      "plan.json: the plan was made with a policy (policy.yaml); pass the same policy to apply: tollgate apply plan.json --policy FILE",
+    );
     const other = await tollgate(["apply", "plan.json", "--policy", "lax.yaml"], { cwd: dir });
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/^lax\.yaml: not the policy the plan was made with \(sha256 [0-9a-f]{12}, plan has [0-9a-f]{12}\)/);
@@ -64,7 +66,11 @@ describe("a plan decides nothing", () => {
       ["mode not a decision", (p) => (p.plan.mode = "yolo"), /bad\.json: not a valid tollgate plan \(plan\.mode: /],
       ["fingerprint not a sha256", (p) => (p.plan.actions[0].fingerprint = "x"), /plan\.actions\.0\.fingerprint/],
       ["vars not strings", (p) => (p.plan.vars = [1]), /plan\.vars\.0/],
-      ["action of a step the recipe lacks", (p) => (p.plan.actions[0].id = "nope#1"), /the plan does not match its recipe \(action nope#1: the recipe has no step "nope"\)/],
+      [
+        "action of a step the recipe lacks",
+        (p) => (p.plan.actions[0].id = "nope#1"),
+        /the plan does not match its recipe \(action nope#1: the recipe has no step "nope"\)/,
+      ],
       ["action listed twice", (p) => p.plan.actions.push(p.plan.actions[0]), /action w#1 is listed twice/],
     ];
     for (const [name, edit, message] of cases) {

@@ -244,8 +244,16 @@ describe("SIGKILL anywhere in an apply and in the recover after it", () => {
     // Killed half-way through writing src/k/f43.ts's temp file, after two others were written.
     const applied = await child("apply", root, state, { at: 5, when: "partial" });
     expect(applied.killed).toBe(true);
-    expect(tempsIn(root).map((t) => t.replace(/tollgate-[0-9a-f]{16}/, "tollgate-T"))).toEqual(["src/.a.ts.tollgate-T.tmp", "src/.b.ts.tollgate-T.tmp", "src/k/.f43.ts.tollgate-T.tmp"]);
-    const r = await execa(process.execPath, [path.join(REPO, "bin/tollgate.js"), "recover"], { cwd: root, env: { ...process.env, XDG_STATE_HOME: state }, reject: false });
+    expect(tempsIn(root).map((t) => t.replace(/tollgate-[0-9a-f]{16}/, "tollgate-T"))).toEqual([
+      "src/.a.ts.tollgate-T.tmp",
+      "src/.b.ts.tollgate-T.tmp",
+      "src/k/.f43.ts.tollgate-T.tmp",
+    ]);
+    const r = await execa(process.execPath, [path.join(REPO, "bin/tollgate.js"), "recover"], {
+      cwd: root,
+      env: { ...process.env, XDG_STATE_HOME: state },
+      reject: false,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/restored \d+ files from the apply interrupted at .*; removed 3 temp files of interrupted writes/);
     expect(snapshotTree(root)).toEqual(before);
@@ -273,56 +281,60 @@ export default (pi) => ({
 });
 `;
 
-  it(`a ${FILES}-file apply killed once its journal is there, recover killed while it restores: the next recover leaves git status clean`, { timeout: 180_000 }, async () => {
-    const { execa } = await import("execa");
-    const { existsSync } = await import("node:fs");
-    const root = tempDir("tollgate-crash-cli-");
-    const state = tempDir("tollgate-crash-state-");
-    const spec: TreeSpec = { "tools/t.mjs": TOOL, "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: rewrite_all\n" };
-    for (let i = 0; i < FILES; i++) spec[`src/k/f${i}.ts`] = `export const v${i} = 1;\n${"/* original */\n".repeat(8000)}`;
-    writeTree(root, spec);
-    const git = (...args: string[]) => execa("git", args, { cwd: root });
-    await git("init", "-q", "-b", "main");
-    await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init");
-    await git("add", "-A");
-    await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "tree");
-    const before = snapshotTree(root);
-    const env = { ...process.env, XDG_STATE_HOME: state, CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" };
-    const cli = path.join(REPO, "bin/tollgate.js");
-    const journal = path.join(root, ".tollgate/journal.json");
+  it(
+    `a ${FILES}-file apply killed once its journal is there, recover killed while it restores: the next recover leaves git status clean`,
+    { timeout: 180_000 },
+    async () => {
+      const { execa } = await import("execa");
+      const { existsSync } = await import("node:fs");
+      const root = tempDir("tollgate-crash-cli-");
+      const state = tempDir("tollgate-crash-state-");
+      const spec: TreeSpec = { "tools/t.mjs": TOOL, "r.yaml": "version: 1\ntools: [./tools/t.mjs]\nsteps:\n  - tool: rewrite_all\n" };
+      for (let i = 0; i < FILES; i++) spec[`src/k/f${i}.ts`] = `export const v${i} = 1;\n${"/* original */\n".repeat(8000)}`;
+      writeTree(root, spec);
+      const git = (...args: string[]) => execa("git", args, { cwd: root });
+      await git("init", "-q", "-b", "main");
+      await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init");
+      await git("add", "-A");
+      await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "tree");
+      const before = snapshotTree(root);
+      const env = { ...process.env, XDG_STATE_HOME: state, CI: "true", NO_COLOR: "1", GITHUB_ACTIONS: "" };
+      const cli = path.join(REPO, "bin/tollgate.js");
+      const journal = path.join(root, ".tollgate/journal.json");
 
-    const run = spawn(process.execPath, [cli, "run", "r.yaml", "--mode", "auto-apply"], { cwd: root, env, stdio: "ignore" });
-    const ran = new Promise<NodeJS.Signals | null>((resolve) => run.on("close", (_c, signal) => resolve(signal)));
-    while (!existsSync(journal) && run.exitCode === null) await new Promise((r) => setTimeout(r, 1));
-    run.kill("SIGKILL");
-    expect(await ran).toBe("SIGKILL");
-    expect(existsSync(journal)).toBe(true);
+      const run = spawn(process.execPath, [cli, "run", "r.yaml", "--mode", "auto-apply"], { cwd: root, env, stdio: "ignore" });
+      const ran = new Promise<NodeJS.Signals | null>((resolve) => run.on("close", (_c, signal) => resolve(signal)));
+      while (!existsSync(journal) && run.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+      run.kill("SIGKILL");
+      expect(await ran).toBe("SIGKILL");
+      expect(existsSync(journal)).toBe(true);
 
-    // recover is killed a little later each time (from the moment it says what it will restore,
-    // before it writes), until one gets to finish: kills land all through the restore.
-    let kills = 0;
-    let leftTemps = 0;
-    for (let delay = 0; ; delay += 25) {
-      const rec = spawn(process.execPath, [cli, "recover"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
-      const recovered = new Promise<NodeJS.Signals | null>((resolve) => rec.on("close", (_c, signal) => resolve(signal)));
-      let said = "";
-      rec.stderr.on("data", (d) => {
-        if (said.includes("restoring:")) return;
-        said += d;
-        if (said.includes("restoring:")) setTimeout(() => rec.kill("SIGKILL"), delay);
-      });
-      if ((await recovered) !== "SIGKILL") break;
-      kills++;
-      if (tempsIn(root).length > 0) leftTemps++;
-      expect(said).toMatch(/left 120 files to put back/);
-    }
-    expect(kills).toBeGreaterThan(0);
-    console.log(`CLI recover: killed ${kills} time(s), ${leftTemps} of them leaving a temp file behind`);
+      // recover is killed a little later each time (from the moment it says what it will restore,
+      // before it writes), until one gets to finish: kills land all through the restore.
+      let kills = 0;
+      let leftTemps = 0;
+      for (let delay = 0; ; delay += 25) {
+        const rec = spawn(process.execPath, [cli, "recover"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+        const recovered = new Promise<NodeJS.Signals | null>((resolve) => rec.on("close", (_c, signal) => resolve(signal)));
+        let said = "";
+        rec.stderr.on("data", (d) => {
+          if (said.includes("restoring:")) return;
+          said += d;
+          if (said.includes("restoring:")) setTimeout(() => rec.kill("SIGKILL"), delay);
+        });
+        if ((await recovered) !== "SIGKILL") break;
+        kills++;
+        if (tempsIn(root).length > 0) leftTemps++;
+        expect(said).toMatch(/left 120 files to put back/);
+      }
+      expect(kills).toBeGreaterThan(0);
+      console.log(`CLI recover: killed ${kills} time(s), ${leftTemps} of them leaving a temp file behind`);
 
-    const again = await execa(process.execPath, [cli, "recover"], { cwd: root, env, reject: false });
-    expect(again.exitCode, again.stderr).toBe(0);
-    expect(snapshotTree(root)).toEqual(before);
-    expect(tempsIn(root)).toEqual([]);
-    expect((await git("status", "--porcelain", "--untracked-files=all")).stdout).toBe("");
-  });
+      const again = await execa(process.execPath, [cli, "recover"], { cwd: root, env, reject: false });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(snapshotTree(root)).toEqual(before);
+      expect(tempsIn(root)).toEqual([]);
+      expect((await git("status", "--porcelain", "--untracked-files=all")).stdout).toBe("");
+    },
+  );
 });

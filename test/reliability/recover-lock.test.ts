@@ -30,39 +30,43 @@ const JOURNAL = JSON.stringify({
 });
 
 describe("the lock is checked before the journal is read", () => {
-  it("recover while a live run holds the workspace names that run, reads and writes nothing; once it is gone the journal is judged", { timeout: 60_000 }, async () => {
-    const root = tempDir();
-    writeTree(root, { "a.txt": "new\n", "r.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: b.txt, content: x }\n" });
-    mkdirSync(path.join(root, ".tollgate"));
-    writeFileSync(path.join(root, ".tollgate/journal.json"), JOURNAL);
-    const child = holder(root);
-    const done = collect(child);
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    await waitFor(() => out.includes("locked"), 20_000, "child to lock");
-    const before = snapshotTree(root);
+  it(
+    "recover while a live run holds the workspace names that run, reads and writes nothing; once it is gone the journal is judged",
+    { timeout: 60_000 },
+    async () => {
+      const root = tempDir();
+      writeTree(root, { "a.txt": "new\n", "r.yaml": "version: 1\nsteps:\n  - tool: write\n    with: { path: b.txt, content: x }\n" });
+      mkdirSync(path.join(root, ".tollgate"));
+      writeFileSync(path.join(root, ".tollgate/journal.json"), JOURNAL);
+      const child = holder(root);
+      const done = collect(child);
+      let out = "";
+      child.stdout!.on("data", (d) => (out += d));
+      await waitFor(() => out.includes("locked"), 20_000, "child to lock");
+      const before = snapshotTree(root);
 
-    const r = await tollgate(["recover"], { cwd: root });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(new RegExp(`locked by another tollgate run \\(pid ${child.pid}, started .*, tollgate run live\\.yaml\\)`));
-    expect(r.stderr).not.toMatch(/unreadable|sha256|delete the journal/);
-    expect(snapshotTree(root)).toEqual(before);
-    expect(readFileSync(path.join(root, ".tollgate/journal.json"), "utf8")).toBe(JOURNAL);
+      const r = await tollgate(["recover"], { cwd: root });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`locked by another tollgate run \\(pid ${child.pid}, started .*, tollgate run live\\.yaml\\)`));
+      expect(r.stderr).not.toMatch(/unreadable|sha256|delete the journal/);
+      expect(snapshotTree(root)).toEqual(before);
+      expect(readFileSync(path.join(root, ".tollgate/journal.json"), "utf8")).toBe(JOURNAL);
 
-    // A dry-run takes no lock; it leaves the live run's journal alone instead of judging it.
-    const dry = await tollgate(["run", "r.yaml", "--dry-run"], { cwd: root });
-    expect(dry.stderr).not.toMatch(/unreadable|needs recovery|sha256/);
-    expect(dry.code).toBe(0);
-    expect(snapshotTree(root)).toEqual(before);
+      // A dry-run takes no lock; it leaves the live run's journal alone instead of judging it.
+      const dry = await tollgate(["run", "r.yaml", "--dry-run"], { cwd: root });
+      expect(dry.stderr).not.toMatch(/unreadable|needs recovery|sha256/);
+      expect(dry.code).toBe(0);
+      expect(snapshotTree(root)).toEqual(before);
 
-    child.kill("SIGKILL");
-    await done;
-    // No live run now: the journal is read, and this one does not verify.
-    const after = await tollgate(["recover"], { cwd: root });
-    expect(after.code).toBe(3);
-    expect(after.stderr).toMatch(/does not match its sha256/);
-    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("new\n");
-  });
+      child.kill("SIGKILL");
+      await done;
+      // No live run now: the journal is read, and this one does not verify.
+      const after = await tollgate(["recover"], { cwd: root });
+      expect(after.code).toBe(3);
+      expect(after.stderr).toMatch(/does not match its sha256/);
+      expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("new\n");
+    },
+  );
 
   it("recover in a tree without .tollgate/ creates nothing", async () => {
     const root = tempDir();

@@ -9,7 +9,8 @@ import { testdir, tollgate } from "../helpers/testdir.js";
 describe("hostile scale", () => {
   it("a 100,000-file tree: ast_edit finds the one match and finishes", { timeout: 180_000 }, async () => {
     const dir = await testdir({
-      "r.yaml": 'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n',
+      "r.yaml":
+        'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n',
     });
     for (let d = 0; d < 100; d++) {
       mkdirSync(path.join(dir, "src", `d${d}`), { recursive: true });

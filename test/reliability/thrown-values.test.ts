@@ -5,7 +5,21 @@ import { describe, expect, it } from "vitest";
 import { asError, messageOf } from "../../src/util/thrown.js";
 import { tollgate, testdir } from "../helpers/testdir.js";
 
-const TRAPS = ["get", "set", "has", "getPrototypeOf", "setPrototypeOf", "ownKeys", "getOwnPropertyDescriptor", "defineProperty", "deleteProperty", "isExtensible", "preventExtensions", "apply", "construct"];
+const TRAPS = [
+  "get",
+  "set",
+  "has",
+  "getPrototypeOf",
+  "setPrototypeOf",
+  "ownKeys",
+  "getOwnPropertyDescriptor",
+  "defineProperty",
+  "deleteProperty",
+  "isExtensible",
+  "preventExtensions",
+  "apply",
+  "construct",
+];
 const HOSTILE_SRC = `
 const trap = () => { throw new Error("trap"); };
 const traps = Object.fromEntries(${JSON.stringify(TRAPS)}.map((k) => [k, trap]));
@@ -26,7 +40,18 @@ describe("messageOf and asError never throw", () => {
     ["a Proxy whose every trap throws", new Proxy({}, traps), /^a Proxy object was thrown/],
     ["a function Proxy whose every trap throws", new Proxy(() => {}, traps), /^a Proxy function was thrown/],
     ["a revoked Proxy", revoked.proxy, /^a Proxy object was thrown/],
-    ["an object whose toString and toJSON throw", { toString: () => { throw "x"; }, toJSON: () => { throw "x"; } }, /^an object was thrown without a readable message$/],
+    [
+      "an object whose toString and toJSON throw",
+      {
+        toString: () => {
+          throw "x";
+        },
+        toJSON: () => {
+          throw "x";
+        },
+      },
+      /^an object was thrown without a readable message$/,
+    ],
     ["an Error whose message getter throws", getterError, /^Error$/],
     ["an object with a null prototype", Object.create(null), /without a readable message/],
     ["a string", "plain words", /^plain words$/],

@@ -21,7 +21,17 @@ function rng(seed: number): () => number {
   };
 }
 
-const STRINGS = ["", "plain", 'quote " and \\ backslash', "line\nbreak\r\n", "tab\tcontrol\u0001\u001f", "é ü 漢字", "emoji 😀 pair", "\u2028\u2029", "</script>"];
+const STRINGS = [
+  "",
+  "plain",
+  'quote " and \\ backslash',
+  "line\nbreak\r\n",
+  "tab\tcontrol\u0001\u001f",
+  "é ü 漢字",
+  "emoji 😀 pair",
+  "\u2028\u2029",
+  "</script>",
+];
 
 function randomValue(r: () => number, depth: number): unknown {
   const k = Math.floor(r() * (depth > 3 ? 6 : 10));
@@ -59,7 +69,7 @@ describe("writeReportJson", () => {
   });
 
   it("writes a value given in pieces as the pieces joined by newlines, reading them as it goes", async () => {
-    const pieces = ["diff --git a/x b/x\n-\"old\"\n+😀 new\n", "", "tab\there\r\n\u0001", "é"];
+    const pieces = ['diff --git a/x b/x\n-"old"\n+😀 new\n', "", "tab\there\r\n\u0001", "é"];
     const read: number[] = [];
     const outcome: Record<string, unknown> = { id: "s#1", diff: "(not read)", after: [1, {}] };
     Object.defineProperty(outcome, STRING_PIECES, {

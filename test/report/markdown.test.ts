@@ -4,12 +4,27 @@ import type { OutcomeRecord, Report } from "../../src/report/types.js";
 
 function outcome(id: string, diff: string, over: Partial<OutcomeRecord> = {}): OutcomeRecord {
   return {
-    id, fingerprint: "f", label: "AST Edit: 1 replacement in 1 file", sourceToolName: "ast_edit", step: "s",
-    toolCallId: "call_1", resolveToolCallId: "call_2", requested: null, decision: "dry-run",
-    rule: { name: "default", index: null }, approval: null, action: "discard", reason: "dry-run",
-    outcome: "dry-run", resultText: "", details: null,
+    id,
+    fingerprint: "f",
+    label: "AST Edit: 1 replacement in 1 file",
+    sourceToolName: "ast_edit",
+    step: "s",
+    toolCallId: "call_1",
+    resolveToolCallId: "call_2",
+    requested: null,
+    decision: "dry-run",
+    rule: { name: "default", index: null },
+    approval: null,
+    action: "discard",
+    reason: "dry-run",
+    outcome: "dry-run",
+    resultText: "",
+    details: null,
     files: [{ path: "a|b.ts", change: "modified", additions: 1, deletions: 1, beforeSha256: null, afterSha256: null }],
-    diff, error: null, durationMs: 1, ...over,
+    diff,
+    error: null,
+    durationMs: 1,
+    ...over,
   };
 }
 
@@ -18,11 +33,26 @@ function report(outcomes: OutcomeRecord[]): Report {
   return {
     schemaVersion: 1,
     run: {
-      tool: "tollgate", version: "0", command: "run", recipe: { path: "/r.yaml", sha256: "0".repeat(64), name: "my | recipe" },
-      policy: { path: null, sha256: null }, vars: {}, cwd: "/", git: { head: null, dirty: null }, mode: "dry-run",
-      dryRun: true, check: false, files: null, shard: null, startedAt: new Date(0).toISOString(), durationMs: 5, interrupted: false,
+      tool: "tollgate",
+      version: "0",
+      command: "run",
+      recipe: { path: "/r.yaml", sha256: "0".repeat(64), name: "my | recipe" },
+      policy: { path: null, sha256: null },
+      vars: {},
+      cwd: "/",
+      git: { head: null, dirty: null },
+      mode: "dry-run",
+      dryRun: true,
+      check: false,
+      files: null,
+      shard: null,
+      startedAt: new Date(0).toISOString(),
+      durationMs: 5,
+      interrupted: false,
     },
-    steps: [{ id: "s", tool: "ast_edit", toolCallId: "call_1", params: {}, status: "ok", resultText: "x | y\nmore", details: null, actions: ["s#1"], durationMs: 3 }],
+    steps: [
+      { id: "s", tool: "ast_edit", toolCallId: "call_1", params: {}, status: "ok", resultText: "x | y\nmore", details: null, actions: ["s#1"], durationMs: 3 },
+    ],
     outcomes,
     summary: { steps: 1, stepErrors: 0, actions: outcomes.length, outcomes: counts, filesChanged: 0, additions: 0, deletions: 0, exitCode: 0 },
     exitCode: 0,
@@ -48,16 +78,26 @@ describe("renderSummary", () => {
   });
 
   it("lists what awaits approval and why, and under a plan what the policy would decide", () => {
-    const pending = outcome("h#1", "", { outcome: "pending-approval", decision: "require-approval", reason: 'awaiting approval (rule "headers need a human")', rule: { name: "headers need a human", index: 0 } });
+    const pending = outcome("h#1", "", {
+      outcome: "pending-approval",
+      decision: "require-approval",
+      reason: 'awaiting approval (rule "headers need a human")',
+      rule: { name: "headers need a human", index: 0 },
+    });
     const md = renderSummary(report([pending]));
-    expect(md).toContain('### Awaiting approval\n\n- `h#1` AST Edit: 1 replacement in 1 file — awaiting approval (rule "headers need a human"); approve with `--approve h#1` (or `--approve-all`)');
+    expect(md).toContain(
+      '### Awaiting approval\n\n- `h#1` AST Edit: 1 replacement in 1 file — awaiting approval (rule "headers need a human"); approve with `--approve h#1` (or `--approve-all`)',
+    );
     const plan = {
       ...report([outcome("s#1", "")]),
       plan: { actions: [{ id: "s#1", wouldDecide: { decision: "auto-apply", rule: { name: "small edits", index: 0 } } }] },
     } as unknown as Report;
     const planned = renderSummary(plan);
     expect(planned).toContain('| s#1 | Preview | dry-run (default); would auto-apply, rule "small edits" |');
-    const gated = { ...plan, plan: { actions: [{ id: "s#1", wouldDecide: { decision: "require-approval", rule: { name: "default", index: null } } }] } } as unknown as Report;
+    const gated = {
+      ...plan,
+      plan: { actions: [{ id: "s#1", wouldDecide: { decision: "require-approval", rule: { name: "default", index: null } } }] },
+    } as unknown as Report;
     expect(renderSummary(gated)).toContain("- `s#1` AST Edit: 1 replacement in 1 file — would require approval, policy default; approve with `--approve s#1`");
   });
 

@@ -38,7 +38,10 @@ describe("combinePreviews (--patch)", () => {
       [
         preview("s#1", [{ path: "new/dir/created.txt", before: null, after: "hello\nno newline" }]),
         preview("s#2", [{ path: "gone.txt", before: "bye\n", after: null }]),
-        preview("t#1", [{ path: "noeol.txt", before: "a\nb", after: "a\nc" }, { path: "ünï cødé.ts", before: "x\n", after: "y\n" }]),
+        preview("t#1", [
+          { path: "noeol.txt", before: "a\nb", after: "a\nc" },
+          { path: "ünï cødé.ts", before: "x\n", after: "y\n" },
+        ]),
       ],
       current,
     );
@@ -57,10 +60,7 @@ describe("combinePreviews (--patch)", () => {
     const first = original.replace("line 2\n", "LINE 2\n");
     const second = original.replace("line 17\n", "LINE 17\n");
     const { patch, skipped } = await combinePreviews(
-      [
-        preview("a#1", [{ path: "f.txt", before: original, after: first }]),
-        preview("b#1", [{ path: "f.txt", before: original, after: second }]),
-      ],
+      [preview("a#1", [{ path: "f.txt", before: original, after: first }]), preview("b#1", [{ path: "f.txt", before: original, after: second }])],
       () => original,
     );
     expect(skipped).toEqual([]);
@@ -71,10 +71,7 @@ describe("combinePreviews (--patch)", () => {
   it("a conflicting preview of the same lines is left out and named, the rest still applies", async () => {
     const dir = await gitdir({ "f.txt": "one\n" });
     const { patch, skipped } = await combinePreviews(
-      [
-        preview("a#1", [{ path: "f.txt", before: "one\n", after: "two\n" }]),
-        preview("b#1", [{ path: "f.txt", before: "one\n", after: "three\n" }]),
-      ],
+      [preview("a#1", [{ path: "f.txt", before: "one\n", after: "two\n" }]), preview("b#1", [{ path: "f.txt", before: "one\n", after: "three\n" }])],
       () => "one\n",
     );
     expect(skipped).toEqual([{ id: "b#1", path: "f.txt" }]);
@@ -83,10 +80,7 @@ describe("combinePreviews (--patch)", () => {
   });
 
   it("is computed against the file as it is now (after applied actions), not the staged original", async () => {
-    const { patch } = await combinePreviews(
-      [preview("a#1", [{ path: "f.txt", before: "a\nb\nc\nd\n", after: "a\nb\nc\nD\n" }])],
-      () => "A\nb\nc\nd\n",
-    );
+    const { patch } = await combinePreviews([preview("a#1", [{ path: "f.txt", before: "a\nb\nc\nd\n", after: "a\nb\nc\nD\n" }])], () => "A\nb\nc\nd\n");
     expect(patch).toContain("-A\n b\n c\n-d\n+D\n".replace("-A\n", " A\n"));
   });
 

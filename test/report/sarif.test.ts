@@ -8,7 +8,9 @@ import { gitdir, tollgate } from "../helpers/testdir.js";
 
 const schema = JSON.parse(await readFile(path.join(import.meta.dirname, "fixtures/sarif-schema-2.1.0.json"), "utf8"));
 // CommonJS packages: their default export is the module object under nodenext.
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (o: object) => { compile(s: unknown): ((d: unknown) => boolean) & { errors?: unknown } };
+const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (o: object) => {
+  compile(s: unknown): ((d: unknown) => boolean) & { errors?: unknown };
+};
 const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (a: unknown) => void;
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -65,7 +67,14 @@ describe("--sarif", () => {
     expect(evalResult).toMatchObject({
       level: "error",
       message: { text: "eval of s" },
-      locations: [{ physicalLocation: { artifactLocation: { uri: "pkg/src/a%20b.js", uriBaseId: "%SRCROOT%" }, region: { startLine: 1, startColumn: 1, endLine: 1, endColumn: 8 } } }],
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: "pkg/src/a%20b.js", uriBaseId: "%SRCROOT%" },
+            region: { startLine: 1, startColumn: 1, endLine: 1, endColumn: 8 },
+          },
+        },
+      ],
     });
     expect(Object.keys(evalResult.partialFingerprints)).toHaveLength(1);
     const eq = results.find((x) => x.ruleId === "eq" && x.locations[0].physicalLocation.artifactLocation.uri === "pkg/src/a%20b.js");
@@ -75,7 +84,10 @@ describe("--sarif", () => {
       insertedContent: { text: "a === 1" },
     });
     expect(results.find((x) => x.ruleId === "hint-rule").level).toBe("note");
-    expect(results.find((x) => x.ruleId === "tollgate/edit")).toMatchObject({ level: "warning", locations: [{ physicalLocation: { region: { startLine: 1 } } }] });
+    expect(results.find((x) => x.ruleId === "tollgate/edit")).toMatchObject({
+      level: "warning",
+      locations: [{ physicalLocation: { region: { startLine: 1 } } }],
+    });
     const ruleIds = run.tool.driver.rules.map((x: any) => x.id).sort();
     expect(ruleIds).toEqual(["eq", "hint-rule", "no-eval", "tollgate/edit"]);
     expect(run.tool.driver.rules.find((x: any) => x.id === "no-eval")).toMatchObject({ helpUri: "https://example.com/no-eval", help: { text: "never eval" } });
@@ -85,7 +97,9 @@ describe("--sarif", () => {
     const s1 = await tollgate(["run", "recipe.yaml", "--dry-run", "--shard", "1/2", "--report", "s1.json", "--sarif", "s1.sarif"], { cwd: pkg });
     const s2 = await tollgate(["run", "recipe.yaml", "--dry-run", "--shard", "2/2", "--report", "s2.json", "--sarif", "s2.sarif"], { cwd: pkg });
     expect([s1.code, s2.code, s1.stderr, s2.stderr].join("\n")).toMatch(/^[01]\n[01]\n/);
-    const ids = await Promise.all(["s1.sarif", "s2.sarif"].map(async (f) => JSON.parse(await readFile(path.join(pkg, f), "utf8")).runs[0].automationDetails.id));
+    const ids = await Promise.all(
+      ["s1.sarif", "s2.sarif"].map(async (f) => JSON.parse(await readFile(path.join(pkg, f), "utf8")).runs[0].automationDetails.id),
+    );
     expect(ids).toEqual(["tollgate/recipe.yaml/shard-1-of-2/", "tollgate/recipe.yaml/shard-2-of-2/"]);
     const merged = await tollgate(["merge-reports", "s1.json", "s2.json", "--sarif", "merged.sarif"], { cwd: pkg });
     expect(merged.code, merged.stderr).toBeLessThanOrEqual(1);
@@ -93,7 +107,6 @@ describe("--sarif", () => {
     valid(m);
     expect(m.runs[0].automationDetails.id).toBe("tollgate/recipe.yaml/merged/");
     expect(m.runs[0].results.map((x: any) => x.ruleId).sort()).toEqual(["eq", "eq", "hint-rule", "no-eval", "tollgate/edit"]);
-
 
     // Applied fixes leave the SARIF: after an auto-apply run only the eval and foo findings remain.
     await writeFile(path.join(pkg, "policy.yaml"), "version: 1\ndefault: auto-apply\n");

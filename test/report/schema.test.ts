@@ -44,7 +44,9 @@ describe("JSON Schemas (schema/*.schema.json)", () => {
     }
     const tools = await tollgate(["tools", "--json"], { cwd: dir });
     expect(tools.code).toBe(0);
-    const astEdit = (JSON.parse(tools.stdout) as Array<{ name: string; deferrable: boolean; parameters: { required?: string[] } }>).find((t) => t.name === "ast_edit");
+    const astEdit = (JSON.parse(tools.stdout) as Array<{ name: string; deferrable: boolean; parameters: { required?: string[] } }>).find(
+      (t) => t.name === "ast_edit",
+    );
     expect(astEdit).toMatchObject({ deferrable: true, parameters: { required: ["ops"] } });
     const bad = await tollgate(["schema", "nope"], { cwd: dir });
     expect(bad.code).toBe(2);

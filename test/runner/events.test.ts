@@ -33,7 +33,19 @@ describe("the runner's event stream", () => {
     const prepared = await prepareRun({ recipePath: path.join(dir, "recipe.yaml"), policyPath: path.join(dir, "policy.yaml") }, { cwd: dir });
     const result = await executeRun(prepared, { onEvent: (e) => events.push(e) });
     try {
-      expect(events.map((e) => (e.type === "step_started" || e.type === "step_ended" ? `${e.type} ${"id" in e ? e.id : e.step.id}` : e.type === "action_staged" ? `staged ${e.staged.id}` : e.type === "outcome" ? `outcome ${e.record.id} ${e.record.outcome}` : e.type)).filter((t) => t !== "progress")).toEqual([
+      expect(
+        events
+          .map((e) =>
+            e.type === "step_started" || e.type === "step_ended"
+              ? `${e.type} ${"id" in e ? e.id : e.step.id}`
+              : e.type === "action_staged"
+                ? `staged ${e.staged.id}`
+                : e.type === "outcome"
+                  ? `outcome ${e.record.id} ${e.record.outcome}`
+                  : e.type,
+          )
+          .filter((t) => t !== "progress"),
+      ).toEqual([
         "step_started and-then",
         "staged and-then#1",
         "step_ended and-then",

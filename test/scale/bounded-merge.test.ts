@@ -63,49 +63,51 @@ async function bigShard(dir: string, template: Report, shard: number): Promise<{
 }
 
 describe("bounded memory: merge-reports", () => {
-  it(
-    `two shard reports of ${PER_SHARD} outcomes with ~200 KB diffs each, under a ${HEAP_MB} MB heap: report, patch and summary`,
-    async () => {
-      const dir = await testdir({
-        "recipe.yaml": "version: 1\nsteps:\n  - id: big\n    tool: edit\n    with: { path: src/seed.ts, oldText: compute, newText: evaluate }\n",
-        "src/seed.ts": "compute(1)\n",
-      });
-      await mkdir(path.join(dir, "out"));
-      const templates: Report[] = [];
-      for (const i of [1, 2]) {
-        const r = await tollgate(["run", "recipe.yaml", "--dry-run", "--shard", `${i}/2`, "--report", `t${i}.json`], { cwd: dir });
-        expect(r.code, r.stderr).toBe(0);
-        templates.push(JSON.parse(await readFile(path.join(dir, `t${i}.json`), "utf8")) as Report);
-      }
-      // the edit step stages in whichever shard owns src/seed.ts: that shard's outcome is the sample
-      const sample = templates.find((t) => t.outcomes.length > 0)!;
-      const shards = [];
-      for (const [i, t] of templates.entries()) shards.push(await bigShard(dir, { ...t, outcomes: sample.outcomes }, i + 1));
-      const total = shards.reduce((n, s) => n + s.bytes, 0);
-      expect(total).toBeGreaterThan(2 * PER_SHARD * 190_000);
+  it(`two shard reports of ${PER_SHARD} outcomes with ~200 KB diffs each, under a ${HEAP_MB} MB heap: report, patch and summary`, async () => {
+    const dir = await testdir({
+      "recipe.yaml": "version: 1\nsteps:\n  - id: big\n    tool: edit\n    with: { path: src/seed.ts, oldText: compute, newText: evaluate }\n",
+      "src/seed.ts": "compute(1)\n",
+    });
+    await mkdir(path.join(dir, "out"));
+    const templates: Report[] = [];
+    for (const i of [1, 2]) {
+      const r = await tollgate(["run", "recipe.yaml", "--dry-run", "--shard", `${i}/2`, "--report", `t${i}.json`], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      templates.push(JSON.parse(await readFile(path.join(dir, `t${i}.json`), "utf8")) as Report);
+    }
+    // the edit step stages in whichever shard owns src/seed.ts: that shard's outcome is the sample
+    const sample = templates.find((t) => t.outcomes.length > 0)!;
+    const shards = [];
+    for (const [i, t] of templates.entries()) shards.push(await bigShard(dir, { ...t, outcomes: sample.outcomes }, i + 1));
+    const total = shards.reduce((n, s) => n + s.bytes, 0);
+    expect(total).toBeGreaterThan(2 * PER_SHARD * 190_000);
 
-      const r = await cliUnderHeap(HEAP_MB, ["merge-reports", "s1.json", "s2.json", "--report", "out/merged.json", "--patch", "out/merged.patch", "--summary", "out/summary.md"], dir);
-      expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
-      expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
-      expect(r.stderr).toContain(`tollgate: merged 2 reports, ${2 * PER_SHARD} actions: ${2 * PER_SHARD} dry-run (exit 0)`);
-      const peakMiB = r.peakMiB;
-      console.log(`bounded-merge figures: ${2 * PER_SHARD} outcomes, ${(total / 1e6).toFixed(0)} MB of reports, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`);
-      expect(peakMiB).toBeLessThan(MAX_RSS_MB);
+    const r = await cliUnderHeap(
+      HEAP_MB,
+      ["merge-reports", "s1.json", "s2.json", "--report", "out/merged.json", "--patch", "out/merged.patch", "--summary", "out/summary.md"],
+      dir,
+    );
+    expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
+    expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
+    expect(r.stderr).toContain(`tollgate: merged 2 reports, ${2 * PER_SHARD} actions: ${2 * PER_SHARD} dry-run (exit 0)`);
+    const peakMiB = r.peakMiB;
+    console.log(
+      `bounded-merge figures: ${2 * PER_SHARD} outcomes, ${(total / 1e6).toFixed(0)} MB of reports, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`,
+    );
+    expect(peakMiB).toBeLessThan(MAX_RSS_MB);
 
-      const merged = JSON.parse(await readFile(path.join(dir, "out/merged.json"), "utf8")) as Report;
-      expect([...Value.Errors(ReportSchema, merged)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
-      expect(merged.outcomes).toHaveLength(2 * PER_SHARD);
-      expect(merged.outcomes.map((o) => o.shard?.index)).toEqual([...Array(PER_SHARD).fill(1), ...Array(PER_SHARD).fill(2)]);
-      const f7 = merged.outcomes.find((o) => o.files[0]?.path === `src/f${2 * PER_SHARD + 7}.ts`)!;
-      expect(f7.diff).toBe(change(2 * PER_SHARD + 7, f7.files[0]!.path).diff);
+    const merged = JSON.parse(await readFile(path.join(dir, "out/merged.json"), "utf8")) as Report;
+    expect([...Value.Errors(ReportSchema, merged)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
+    expect(merged.outcomes).toHaveLength(2 * PER_SHARD);
+    expect(merged.outcomes.map((o) => o.shard?.index)).toEqual([...Array(PER_SHARD).fill(1), ...Array(PER_SHARD).fill(2)]);
+    const f7 = merged.outcomes.find((o) => o.files[0]?.path === `src/f${2 * PER_SHARD + 7}.ts`)!;
+    expect(f7.diff).toBe(change(2 * PER_SHARD + 7, f7.files[0]!.path).diff);
 
-      const patch = await readFile(path.join(dir, "out/merged.patch"), "utf8");
-      expect(patch.match(/^diff --git /gm)).toHaveLength(2 * PER_SHARD);
-      const check = await execa("git", ["apply", "--check", "out/merged.patch"], { cwd: dir, reject: false });
-      expect(check.stderr).toBe("");
-      expect(check.exitCode).toBe(0);
-      expect(Buffer.byteLength(await readFile(path.join(dir, "out/summary.md"), "utf8"))).toBeLessThan(1024 * 1024);
-    },
-    300_000,
-  );
+    const patch = await readFile(path.join(dir, "out/merged.patch"), "utf8");
+    expect(patch.match(/^diff --git /gm)).toHaveLength(2 * PER_SHARD);
+    const check = await execa("git", ["apply", "--check", "out/merged.patch"], { cwd: dir, reject: false });
+    expect(check.stderr).toBe("");
+    expect(check.exitCode).toBe(0);
+    expect(Buffer.byteLength(await readFile(path.join(dir, "out/summary.md"), "utf8"))).toBeLessThan(1024 * 1024);
+  }, 300_000);
 });

@@ -93,7 +93,12 @@ describe("resolve: its parameters, texts and order", () => {
     store.push(action("B: undefined reject", [], { reject: async (r) => void rejected.push(r) }));
     store.push(
       action("C: reject", [], {
-        reject: async (r) => ({ content: [{ type: "image", data: "AA==", mimeType: "image/png" }, { type: "text", text: `custom ${r}` }] }),
+        reject: async (r) => ({
+          content: [
+            { type: "image", data: "AA==", mimeType: "image/png" },
+            { type: "text", text: `custom ${r}` },
+          ],
+        }),
       }),
     );
     const c = await resolveTop(store, { action: "discard", reason: "nope" });
@@ -118,8 +123,21 @@ describe("resolve: its parameters, texts and order", () => {
 
   it("a throwing apply or reject is an error and the action is consumed", async () => {
     const store = new PendingActionStore();
-    store.push({ label: "R", sourceToolName: "t", apply: async () => ({ content: [] }), reject: async () => { throw new Error("reject broke"); } });
-    store.push({ label: "A", sourceToolName: "t", apply: async () => { throw new Error("apply broke"); } });
+    store.push({
+      label: "R",
+      sourceToolName: "t",
+      apply: async () => ({ content: [] }),
+      reject: async () => {
+        throw new Error("reject broke");
+      },
+    });
+    store.push({
+      label: "A",
+      sourceToolName: "t",
+      apply: async () => {
+        throw new Error("apply broke");
+      },
+    });
     await expect(resolveTop(store, { action: "apply", reason: "x" })).rejects.toThrow("apply broke");
     expect(store.count).toBe(1);
     await expect(resolveTop(store, { action: "discard", reason: "x" })).rejects.toThrow("reject broke");

@@ -36,10 +36,13 @@ describe("reading a report one member (and one outcome) at a time", () => {
     const file = path.join(dir, "doc.json");
     for (const bad of ['{"a": 1', '{"a": 1}}', '{"outcomes": [1,]}', '{"outcomes": [,1]}', '{"a" 1}', '{"a": [}', "", '{"a": 1} x']) {
       await writeFile(file, bad);
-      await expect(readJsonStreamed(file, STREAMED, (_k, v) => v, 3), bad).rejects.toThrow(SyntaxError);
+      await expect(
+        readJsonStreamed(file, STREAMED, (_k, v) => v, 3),
+        bad,
+      ).rejects.toThrow(SyntaxError);
       expect(() => JSON.parse(bad), bad).toThrow(SyntaxError);
     }
-    await writeFile(file, " [1, {\"outcomes\": []}] ");
+    await writeFile(file, ' [1, {"outcomes": []}] ');
     expect(await readJsonStreamed(file, STREAMED, (_k, v) => v)).toEqual([1, { outcomes: [] }]);
     await writeFile(file, '{"__proto__": {"x": 1}, "outcomes": []}');
     expect(JSON.stringify(await readJsonStreamed(file, STREAMED, (_k, v) => v))).toBe('{"__proto__":{"x":1},"outcomes":[]}');

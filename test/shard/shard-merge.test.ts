@@ -16,7 +16,8 @@ const RECIPE = [
 async function project() {
   const files: Record<string, string> = { "recipe.yaml": RECIPE };
   for (let i = 0; i < 16; i++) {
-    files[`src/m${String(i).padStart(2, "0")}.ts`] = i % 4 === 3 ? `export const k${i} = ${i};\n` : `export const v${i} = Effect.map(a${i}, (x) => x + ${i});\n`;
+    files[`src/m${String(i).padStart(2, "0")}.ts`] =
+      i % 4 === 3 ? `export const k${i} = ${i};\n` : `export const v${i} = Effect.map(a${i}, (x) => x + ${i});\n`;
   }
   return testdir(files);
 }
@@ -25,9 +26,7 @@ const json = async (file: string) => JSON.parse(await readFile(file, "utf8")) as
 
 /** Each changed file with its outcome: what "the same outcome" means across shards. */
 const perFile = (r: Report) =>
-  r.outcomes
-    .flatMap((o) => o.files.map((f) => `${f.path} ${f.change} ${f.beforeSha256} ${f.afterSha256} +${f.additions}-${f.deletions} ${o.outcome}`))
-    .sort();
+  r.outcomes.flatMap((o) => o.files.map((f) => `${f.path} ${f.change} ${f.beforeSha256} ${f.afterSha256} +${f.additions}-${f.deletions} ${o.outcome}`)).sort();
 
 describe("--shard i/n and merge-reports", () => {
   it("the union of the shards equals the unsharded run, file for file and outcome for outcome", async () => {

@@ -106,7 +106,10 @@ describe("module structure", () => {
     const graph = importGraph();
     const bad = [...graph].flatMap(([file, deps]) =>
       deps
-        .filter((d) => (!file.startsWith("cli/") && d.startsWith("cli/")) || (/^(report|github|shard|session|workspace|tools)\//.test(file) && d.startsWith("runner/")))
+        .filter(
+          (d) =>
+            (!file.startsWith("cli/") && d.startsWith("cli/")) || (/^(report|github|shard|session|workspace|tools)\//.test(file) && d.startsWith("runner/")),
+        )
         .map((d) => `${file} -> ${d}`),
     );
     expect(bad).toEqual([]);

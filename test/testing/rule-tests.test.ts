@@ -58,7 +58,14 @@ describe("tollgate test sgconfig.yml", () => {
     const cliSnap = await sgTest(snap);
     const tgSnap = await tgTest(snap);
     expect(tgSnap.lines).toEqual(cliSnap);
-    expect(tgSnap.lines).toEqual(["FAIL no-var  .N.M", "PASS debugger-in-fn  ..", "PASS labelled  .", "PASS no-console  ..", "PASS py-none  ..", "PASS to-upper  ..."]);
+    expect(tgSnap.lines).toEqual([
+      "FAIL no-var  .N.M",
+      "PASS debugger-in-fn  ..",
+      "PASS labelled  .",
+      "PASS no-console  ..",
+      "PASS py-none  ..",
+      "PASS to-upper  ...",
+    ]);
     expect(tgSnap.stderr).toContain("[Noisy] Expect no-var to report no issue");
     expect(tgSnap.stderr).toContain("[Missing] Expect rule no-var to report issues");
 
@@ -86,7 +93,14 @@ describe("tollgate test sgconfig.yml", () => {
       ["debugger-in-fn", "labelled", "no-console", "no-var", "py-none", "to-upper"].map((id) => `${id}-snapshot.yml`),
     );
     const again = await tgTest(dir);
-    expect(again.lines).toEqual(["FAIL no-var  .N.M", "PASS debugger-in-fn  ..", "PASS labelled  .", "PASS no-console  ..", "PASS py-none  ..", "PASS to-upper  ..."]);
+    expect(again.lines).toEqual([
+      "FAIL no-var  .N.M",
+      "PASS debugger-in-fn  ..",
+      "PASS labelled  .",
+      "PASS no-console  ..",
+      "PASS py-none  ..",
+      "PASS to-upper  ...",
+    ]);
     // ast-grep agrees, except where its snapshot also holds the secondary labels of a relational
     // rule, which napi cannot report (docs/ast-scan.md: debugger-in-fn's `inside`).
     const cli = await sgTest(dir);

@@ -113,7 +113,9 @@ describe("ast_edit", () => {
         ],
         lang: "ts",
       }),
-    ).rejects.toThrow(/Overlapping replacements detected; refine pattern to avoid ambiguous edits[\s\S]*a\.ts:1:5-1:11 \(bar\(\$A\)\)[\s\S]*a\.ts:1:1-1:12 \(foo\(\$A\)\)/);
+    ).rejects.toThrow(
+      /Overlapping replacements detected; refine pattern to avoid ambiguous edits[\s\S]*a\.ts:1:5-1:11 \(bar\(\$A\)\)[\s\S]*a\.ts:1:1-1:12 \(foo\(\$A\)\)/,
+    );
     expect(t.actions).toHaveLength(0);
     // two patterns matching the same node
     await expect(
@@ -141,7 +143,9 @@ describe("ast_edit", () => {
     const dir = await testdir({ "bad.ts": "foo(a @)\n", "ok.ts": "const x = 1\n" });
     const t = makeHost(dir);
     const { text } = await t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
-    expect(text).toBe("No replacements made\nParse issues:\n- bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)");
+    expect(text).toBe(
+      "No replacements made\nParse issues:\n- bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)",
+    );
     expect(t.actions).toHaveLength(0);
   });
 
@@ -154,8 +158,12 @@ describe("ast_edit", () => {
     await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 0 })).rejects.toThrow("limit must be a positive number");
     await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "nope" })).rejects.toThrow("Path not found: nope");
     await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "cobol" })).rejects.toThrow(/^Unsupported language 'cobol'\. Supported: .*\bts\b/);
-    await expect(t.call("ast_edit", { ops: [MAP_OP] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages: Python, TypeScript");
-    await expect(t.call("ast_edit", { ops: [MAP_OP], path: "a.ts", glob: "*.md" })).rejects.toThrow("`lang` is required for ast_edit when no files match path/glob");
+    await expect(t.call("ast_edit", { ops: [MAP_OP] })).rejects.toThrow(
+      "`lang` is required for ast_edit when path/glob resolves to multiple languages: Python, TypeScript",
+    );
+    await expect(t.call("ast_edit", { ops: [MAP_OP], path: "a.ts", glob: "*.md" })).rejects.toThrow(
+      "`lang` is required for ast_edit when no files match path/glob",
+    );
     // What the ast-grep CLI refuses is refused with its core's reason and the pattern's place;
     // what it accepts with a warning (an ERROR node in the pattern) is accepted with that warning.
     await expect(t.call("ast_edit", { ops: [MAP_OP, { pat: "foo(1); bar(2)", out: "x" }], lang: "ts" })).rejects.toThrow(
@@ -163,7 +171,9 @@ describe("ast_edit", () => {
     );
     const warned = await t.call("ast_edit", { ops: [{ pat: "Effect.map($A,", out: "x" }], lang: "ts" });
     expect(warned.text).toContain('Warning: Pattern "Effect.map($A," (TypeScript, ops[0].pat) contains an ERROR node and may cause unexpected results');
-    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($B)" }], lang: "ts" })).rejects.toThrow("`ops[0].out` uses $B, which `ops[0].pat` does not capture");
+    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($B)" }], lang: "ts" })).rejects.toThrow(
+      "`ops[0].out` uses $B, which `ops[0].pat` does not capture",
+    );
     await expect(t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "../outside" })).rejects.toThrow(/outside the workspace/);
   });
 

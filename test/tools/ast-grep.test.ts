@@ -8,8 +8,18 @@ describe("ast_grep", () => {
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_grep", { pat: ["foo($A, $$$REST)"], lang: "ts" });
     expect(t.actions).toHaveLength(0);
-    expect(text).toBe(["# a.ts", "1:foo(1, 2)", "  meta: A=1, REST=2", "", "# lib", "## └─ b.ts", "2:foo(", "3-  3,", "4-  4", "5-)", "  meta: A=3, REST=4"].join("\n"));
-    expect(details).toMatchObject({ matchCount: 2, totalMatches: 2, fileCount: 2, filesSearched: 2, limitReached: false, scopePath: ".", files: ["a.ts", "lib/b.ts"] });
+    expect(text).toBe(
+      ["# a.ts", "1:foo(1, 2)", "  meta: A=1, REST=2", "", "# lib", "## └─ b.ts", "2:foo(", "3-  3,", "4-  4", "5-)", "  meta: A=3, REST=4"].join("\n"),
+    );
+    expect(details).toMatchObject({
+      matchCount: 2,
+      totalMatches: 2,
+      fileCount: 2,
+      filesSearched: 2,
+      limitReached: false,
+      scopePath: ".",
+      files: ["a.ts", "lib/b.ts"],
+    });
     expect(details.matches[1]).toMatchObject({ path: "lib/b.ts", line: 2, col: 1, endLine: 5, endCol: 2, meta: { A: "3", REST: "4" } });
   });
 
@@ -59,7 +69,13 @@ describe("ast_grep", () => {
   });
 
   it("without lang, searches a mixed-language tree with each file's own language (like ast-grep)", async () => {
-    const dir = await testdir({ "a.ts": "foo(1)\n", "b.js": "foo(2)\n", "c.py": "def g():\n    foo(3)\n", "d.css": "a { color: red }\n", "package.json": '{"foo": 1}\n' });
+    const dir = await testdir({
+      "a.ts": "foo(1)\n",
+      "b.js": "foo(2)\n",
+      "c.py": "def g():\n    foo(3)\n",
+      "d.css": "a { color: red }\n",
+      "package.json": '{"foo": 1}\n',
+    });
     const t = makeHost(dir);
     const { text, details } = await t.call("ast_grep", { pat: ["foo($A)"] });
     expect(details.files).toEqual(["a.ts", "b.js", "c.py"]);
@@ -70,7 +86,9 @@ describe("ast_grep", () => {
     expect(py.details.parseErrors.some((e: string) => e.startsWith("Invalid pattern for TypeScript: def $F(): $$$B"))).toBe(true);
     expect(py.text).toContain("\n\nParse issues:\n- Invalid pattern for");
     // ast_edit still needs one language
-    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }] })).rejects.toThrow("`lang` is required for ast_edit when path/glob resolves to multiple languages");
+    await expect(t.call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }] })).rejects.toThrow(
+      "`lang` is required for ast_edit when path/glob resolves to multiple languages",
+    );
   });
 
   it("details name files by display paths (relative to the scope); matches stay workspace-relative", async () => {
@@ -78,7 +96,10 @@ describe("ast_grep", () => {
     const t = makeHost(dir);
     const { details } = await t.call("ast_grep", { pat: ["foo($A)"], path: "src" });
     expect(details.files).toEqual(["a.ts", "lib/b.ts"]);
-    expect(details.fileMatches).toEqual([{ path: "a.ts", count: 1 }, { path: "lib/b.ts", count: 1 }]);
+    expect(details.fileMatches).toEqual([
+      { path: "a.ts", count: 1 },
+      { path: "lib/b.ts", count: 1 },
+    ]);
     expect(details.parseErrors).toEqual(["bad.ts:1:1: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)"]);
     expect(details.matches.map((m: any) => m.path)).toEqual(["src/a.ts", "src/lib/b.ts"]);
   });
@@ -124,7 +145,12 @@ describe("ast_grep", () => {
   });
 
   it("ast_edit rewrites in Python, Go, Rust and JSON too", async () => {
-    const dir = await testdir({ "a.py": "print(x)\n", "b.go": "package main\n\nfunc f() { old(1) }\n", "c.rs": "fn f() { old(1); }\n", "d.json": '{"k": 1}\n' });
+    const dir = await testdir({
+      "a.py": "print(x)\n",
+      "b.go": "package main\n\nfunc f() { old(1) }\n",
+      "c.rs": "fn f() { old(1); }\n",
+      "d.json": '{"k": 1}\n',
+    });
     const t = makeHost(dir);
     await t.call("ast_edit", { ops: [{ pat: "print($A)", out: "log($A)" }], lang: "py" });
     await t.call("ast_edit", { ops: [{ pat: "old($A)", out: "new($A)" }], lang: "go" });
@@ -133,6 +159,11 @@ describe("ast_grep", () => {
     for (const a of [...t.actions].reverse()) await a.apply("r");
     const { readFileSync } = await import("node:fs");
     const read = (f: string) => readFileSync(`${dir}/${f}`, "utf8");
-    expect([read("a.py"), read("b.go"), read("c.rs"), read("d.json")]).toEqual(["log(x)\n", "package main\n\nfunc f() { new(1) }\n", "fn f() { new(1); }\n", '{"k": 2}\n']);
+    expect([read("a.py"), read("b.go"), read("c.rs"), read("d.json")]).toEqual([
+      "log(x)\n",
+      "package main\n\nfunc f() { new(1) }\n",
+      "fn f() { new(1); }\n",
+      '{"k": 2}\n',
+    ]);
   });
 });

@@ -50,7 +50,14 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(ids).toBeGreaterThanOrEqual(20);
 
     const json = await execa(SG, ["scan", "--json=compact"], { cwd: cli, reject: false });
-    const cliFindings = (JSON.parse(json.stdout) as Array<{ ruleId: string; file: string; message: string; range: { start: { line: number; column: number }; end: { line: number; column: number } } }>)
+    const cliFindings = (
+      JSON.parse(json.stdout) as Array<{
+        ruleId: string;
+        file: string;
+        message: string;
+        range: { start: { line: number; column: number }; end: { line: number; column: number } };
+      }>
+    )
       .map((f) => `${f.ruleId} ${f.file} ${f.range.start.line}:${f.range.start.column}-${f.range.end.line}:${f.range.end.column} ${f.message}`)
       .sort();
     const update = await execa(SG, ["scan", "--update-all"], { cwd: cli, reject: false });
@@ -64,7 +71,15 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(report.outcomes.every((o: { outcome: string }) => o.outcome === "applied")).toBe(true);
     expect(report.outcomes.length).toBeGreaterThanOrEqual(15);
 
-    const ours = (report.steps[0].details.findings as Array<{ rule: string; path: string; message: string; start: { line: number; column: number }; end: { line: number; column: number } }>)
+    const ours = (
+      report.steps[0].details.findings as Array<{
+        rule: string;
+        path: string;
+        message: string;
+        start: { line: number; column: number };
+        end: { line: number; column: number };
+      }>
+    )
       .map((f) => `${f.rule} ${f.path} ${f.start.line - 1}:${f.start.column - 1}-${f.end.line - 1}:${f.end.column - 1} ${f.message}`)
       .sort();
     expect(ours).toEqual(cliFindings);
@@ -76,21 +91,37 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
   // Each case: a rule document and ast-grep's reason for refusing it.
   const UNDEFINED: Array<[string, string, string]> = [
     ["fix", 'rule: { pattern: "foo($A)" }\nfix: bar($A, $B)', "Undefined meta var `B` used in `fix`"],
-    ["fix-list", 'rule: { pattern: "foo($A)" }\nfix:\n  - { title: one, template: "$A" }\n  - { title: two, template: "$$$REST" }', "Undefined meta var `REST` used in `fix`"],
+    [
+      "fix-list",
+      'rule: { pattern: "foo($A)" }\nfix:\n  - { title: one, template: "$A" }\n  - { title: two, template: "$$$REST" }',
+      "Undefined meta var `REST` used in `fix`",
+    ],
     ["transform", 'rule: { pattern: "foo($A)" }\ntransform:\n  X: substring($NOPE, startChar=1)\nfix: $X', "Undefined meta var `NOPE` used in `transform`"],
     ["constraint", 'rule: { pattern: "foo($A)" }\nconstraints:\n  Q: { regex: x }', "Undefined meta var `Q` used in `constraints`"],
-    ["global-util", 'rule: { matches: is-literal }\nfix: $L', "Undefined meta var `L` used in `fix`"],
-    ["rewriter", 'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, rule: { kind: number }, fix: "$N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: $R', "Undefined meta var `N` used in `fix`"],
-    ["label", 'rule: { pattern: "foo($A)" }\nlabels:\n  Z: { style: primary, message: here }', "Label meta-variable `Z` must be defined in `rule` or `constraints`"],
+    ["global-util", "rule: { matches: is-literal }\nfix: $L", "Undefined meta var `L` used in `fix`"],
+    [
+      "rewriter",
+      'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, rule: { kind: number }, fix: "$N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: $R',
+      "Undefined meta var `N` used in `fix`",
+    ],
+    [
+      "label",
+      'rule: { pattern: "foo($A)" }\nlabels:\n  Z: { style: primary, message: here }',
+      "Label meta-variable `Z` must be defined in `rule` or `constraints`",
+    ],
     // not a metavariable: rules that cannot say which node kinds they match
     ["no-kinds", 'rule: { pattern: "$A", has: { kind: identifier } }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
-    ["no-kinds-any", 'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    [
+      "no-kinds-any",
+      'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }',
+      "Rule must specify a set of AST kinds to match. Try adding `kind` rule",
+    ],
     // a util naming an id no util defines: unchecked by both, and no kinds in the CLI
-    ["no-kinds-util", 'utils:\n  a: { matches: zz }\nrule: { matches: a }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    ["no-kinds-util", "utils:\n  a: { matches: zz }\nrule: { matches: a }", "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
     // utility ids holding characters reserved for parameterized utilities (ast-grep-essentials
     // names utils after the code they match)
     ["util-id-call", 'utils:\n  "foo(...)": { pattern: "foo($$$)" }\nrule: { matches: "foo(...)" }', "Utility id `foo(...)` contains reserved characters."],
-    ["util-id-eq", 'utils:\n  debug=True: { kind: number }\nrule: { kind: number }', "Utility id `debug=True` contains reserved characters."],
+    ["util-id-eq", "utils:\n  debug=True: { kind: number }\nrule: { kind: number }", "Utility id `debug=True` contains reserved characters."],
   ];
   it("refuses, as the CLI does, a rule reading a metavariable it does not define or matching no known kinds (positioned, exit 2)", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-undef-"));
@@ -112,7 +143,10 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     }
     // tollgate lists every bad rule at once, each at its place.
     const all = path.join(root, "all");
-    await setup(all, UNDEFINED.map(([name, body]) => [name, body]));
+    await setup(
+      all,
+      UNDEFINED.map(([name, body]) => [name, body]),
+    );
     await writeFile(path.join(all, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml, path: src }\n");
     for (const cmd of ["run", "validate"]) {
       const tg = await tollgate([cmd, "recipe.yaml"], { cwd: all });
@@ -137,22 +171,36 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(cli.stderr).toMatch(new RegExp(reason));
     const tg = await tollgate(["validate", "recipe.yaml"], { cwd: root });
     expect(tg.code).toBe(2);
-    expect(tg.stderr.trim()).toMatch(new RegExp(`^rules/cyc\\.yml:6:7: rule cyc: \`utils\` is not configured correctly: Rule contains invalid matches reference: ${reason}\\.$`));
+    expect(tg.stderr.trim()).toMatch(
+      new RegExp(`^rules/cyc\\.yml:6:7: rule cyc: \`utils\` is not configured correctly: Rule contains invalid matches reference: ${reason}\\.$`),
+    );
   });
 
   // Where ast-grep's parser ignores an unknown key and where it refuses one (published rules have
   // both: ast-grep's catalog puts `parent:` in an `inside` and `language:` in a rewriter).
   const IGNORED: Array<[string, string, string]> = [
     ["inside", 'rule: { pattern: "foo($A)", inside: { kind: call_expression, stopBy: end, parent: x } }', 'Unknown key "parent" in inside is ignored'],
-    ["has-typo", 'rule: { kind: call_expression, has: { kind: number, stopby: end } }', 'Unknown key "stopby" in has is ignored'],
-    ["rewriter", 'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, language: js, rule: { kind: number }, fix: "N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: bar($R)', 'Unknown key "language" in rewriter is ignored'],
+    ["has-typo", "rule: { kind: call_expression, has: { kind: number, stopby: end } }", 'Unknown key "stopby" in has is ignored'],
+    [
+      "rewriter",
+      'rule: { pattern: "foo($A)" }\nrewriters:\n  - { id: r, language: js, rule: { kind: number }, fix: "N" }\ntransform:\n  R: { rewrite: { source: $A, rewriters: [r] } }\nfix: bar($R)',
+      'Unknown key "language" in rewriter is ignored',
+    ],
     ["fix-object", 'rule: { pattern: "foo($A)" }\nfix: { template: "bar($A)", expandend: x }', 'Unknown key "expandend" in fix is ignored'],
-    ["transform", 'rule: { pattern: "foo($A)" }\ntransform:\n  B: { substring: { source: $A, startChar: 0, bogus: 1 } }\nfix: bar($B)', 'Unknown key "bogus" in transform.B.substring is ignored'],
+    [
+      "transform",
+      'rule: { pattern: "foo($A)" }\ntransform:\n  B: { substring: { source: $A, startChar: 0, bogus: 1 } }\nfix: bar($B)',
+      'Unknown key "bogus" in transform.B.substring is ignored',
+    ],
   ];
   const REFUSED: Array<[string, string, string]> = [
     ["rule-object", 'rule: { pattern: "foo($A)", bogus: 1 }', 'Unknown key "bogus" in rule'],
     ["in-all", 'rule: { all: [ { pattern: "foo($A)", bogus: 1 } ] }', 'Unknown key "bogus" in all[0]'],
-    ["stopBy-rule", 'rule: { pattern: "foo($A)", inside: { kind: call_expression, stopBy: { kind: program, bogus: 1 } } }', 'Unknown key "bogus" in inside.stopBy'],
+    [
+      "stopBy-rule",
+      'rule: { pattern: "foo($A)", inside: { kind: call_expression, stopBy: { kind: program, bogus: 1 } } }',
+      'Unknown key "bogus" in inside.stopBy',
+    ],
     ["top-level", 'rule: { pattern: "foo($A)" }\nfixx: bar', 'Unknown key "fixx" in rule'],
   ];
   it("ignores, with a warning at its place, an unknown key where the CLI ignores it, and refuses one where the CLI refuses it", async () => {
@@ -173,7 +221,9 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       await setup(tg, name, body);
       const json = await execa(SG, ["scan", "--json=compact"], { cwd: cli, reject: false });
       expect(json.exitCode, `${name}: ${json.stderr}`).toBe(0);
-      const cliFound = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>).map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`).sort();
+      const cliFound = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>)
+        .map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`)
+        .sort();
       await execa(SG, ["scan", "--update-all"], { cwd: cli, reject: false });
       const v = await tollgate(["validate", "recipe.yaml"], { cwd: tg });
       expect(v.code, `${name}: ${v.stderr}`).toBe(0);
@@ -202,18 +252,28 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     const dir = await testdir({
       "sgconfig.yml": "ruleDirs: [rules]\n",
       "src/a.js": "foo(1);\nbar(2);\nfoo(bar(3));\n",
-      "rules/alias.yml": "id: alias\nlanguage: JavaScript\nrule:\n  any:\n    - &call { pattern: foo($A) }\n    - { kind: call_expression, has: { kind: number, stopBy: end }, not: *call }\n",
+      "rules/alias.yml":
+        "id: alias\nlanguage: JavaScript\nrule:\n  any:\n    - &call { pattern: foo($A) }\n    - { kind: call_expression, has: { kind: number, stopBy: end }, not: *call }\n",
       "recipe.yaml": "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { config: sgconfig.yml }\n",
     });
     const json = await execa(SG, ["scan", "--json=compact"], { cwd: dir, reject: false });
-    const cli = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>).map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`).sort();
+    const cli = (JSON.parse(json.stdout) as Array<{ range: { start: { line: number; column: number } } }>)
+      .map((f) => `${f.range.start.line + 1}:${f.range.start.column + 1}`)
+      .sort();
     expect(cli.length).toBe(4);
     const run = await tollgate(["run", "recipe.yaml", "--format", "json"], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).steps[0].details.findings.map((f: { start: { line: number; column: number } }) => `${f.start.line}:${f.start.column}`).sort()).toEqual(cli);
+    expect(
+      JSON.parse(run.stdout)
+        .steps[0].details.findings.map((f: { start: { line: number; column: number } }) => `${f.start.line}:${f.start.column}`)
+        .sort(),
+    ).toEqual(cli);
     // 2^24 copies of a node: refused before anything is built from it, as the CLI refuses it
     const lines = ["a0: &a0 { kind: number }", ...Array.from({ length: 24 }, (_, i) => `a${i + 1}: &a${i + 1} { all: [*a${i}, *a${i}] }`)];
-    await writeFile(path.join(dir, "rules/alias.yml"), `id: bomb\nlanguage: JavaScript\nutils:\n${lines.map((l) => `  ${l}`).join("\n")}\nrule: { matches: a24 }\n`);
+    await writeFile(
+      path.join(dir, "rules/alias.yml"),
+      `id: bomb\nlanguage: JavaScript\nutils:\n${lines.map((l) => `  ${l}`).join("\n")}\nrule: { matches: a24 }\n`,
+    );
     const bomb = await execa(SG, ["scan"], { cwd: dir, reject: false });
     expect(bomb.exitCode).not.toBe(0);
     const v = await tollgate(["validate", "recipe.yaml"], { cwd: dir });

@@ -137,7 +137,11 @@ describe("ast_scan rule features on a real repo", () => {
     // The same error finding left unfixed (dry-run): exit 1 even though nothing awaits approval.
     const dry = await report(dir, ["run", "recipe.yaml", "--dry-run"]);
     expect(dry.json.summary.findings.unfixedErrors).toBe(0); // already fixed on disk
-    const dir2 = await gitdir({ "rules.yml": "id: e\nlanguage: JavaScript\nseverity: error\nrule: { pattern: 'eval($$$)' }\n", "t.js": "eval(s);\n", "recipe.yaml": RECIPE("{ rules: [rules.yml] }") });
+    const dir2 = await gitdir({
+      "rules.yml": "id: e\nlanguage: JavaScript\nseverity: error\nrule: { pattern: 'eval($$$)' }\n",
+      "t.js": "eval(s);\n",
+      "recipe.yaml": RECIPE("{ rules: [rules.yml] }"),
+    });
     const e = await report(dir2, ["run", "recipe.yaml", "--mode", "auto-apply"]);
     expect(e.code).toBe(1);
     expect(e.json.summary.findings.unfixedErrors).toBe(1);
@@ -174,7 +178,7 @@ describe("ast_scan rule features on a real repo", () => {
     expect(await read(dir, "a.js")).toBe("betaLonger;\nalpha(1);\nbetaLonger;\nalpha(betaLonger);\n");
 
     const dir2 = await gitdir({
-      "rules.yml": (await read(dir, "rules.yml")),
+      "rules.yml": await read(dir, "rules.yml"),
       "a.js": "beta;\nalpha(1);\nbeta;\nalpha(2);\n",
       "recipe.yaml": RECIPE("{ rules: [rules.yml] }"),
     });
@@ -221,7 +225,9 @@ describe("ast_scan rule features on a real repo", () => {
     expect(v5.stderr).not.toMatch(/at line \d+, column \d+|Maximum call stack|\n\s+at /);
     const r3 = await report(dir, ["run", "r3.yaml", "--dry-run"]);
     expect(r3.code, r3.stderr).toBe(0);
-    expect(r3.json.steps[0].details.skippedRules).toEqual([{ id: "j", language: "Java", reason: "language Java is not supported by tollgate", file: "java.yml" }]);
+    expect(r3.json.steps[0].details.skippedRules).toEqual([
+      { id: "j", language: "Java", reason: "language Java is not supported by tollgate", file: "java.yml" },
+    ]);
     expect(r3.json.steps[0].resultText).toContain("Skipped rules:");
   });
 });
@@ -256,9 +262,19 @@ describe("ast_scan on files with syntax errors", () => {
     const r = await report(dir, ["run", "recipe.yaml", "--mode", "auto-apply"]);
     expect(r.code, r.stderr).toBe(0);
     const d = r.json.steps[0].details;
-    expect(d.findings.map((f: any) => `${f.rule} ${f.path}:${f.start.line}:${f.start.column}`)).toEqual(["foo-bar broken.ts:2:1", "map-andthen broken.ts:4:11", "no-fix broken.ts:6:1"]);
-    expect(d.parseIssues.map((p: any) => `${p.rule} ${p.path}:${p.start.line}:${p.start.column}`)).toEqual(["foo-bar broken.ts:1:1", "map-andthen broken.ts:3:11", "no-fix broken.ts:5:1"]);
-    expect(r.json.steps[0].resultText).toContain("Parse issues:\n- broken.ts:1:1: foo-bar: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)");
+    expect(d.findings.map((f: any) => `${f.rule} ${f.path}:${f.start.line}:${f.start.column}`)).toEqual([
+      "foo-bar broken.ts:2:1",
+      "map-andthen broken.ts:4:11",
+      "no-fix broken.ts:6:1",
+    ]);
+    expect(d.parseIssues.map((p: any) => `${p.rule} ${p.path}:${p.start.line}:${p.start.column}`)).toEqual([
+      "foo-bar broken.ts:1:1",
+      "map-andthen broken.ts:3:11",
+      "no-fix broken.ts:5:1",
+    ]);
+    expect(r.json.steps[0].resultText).toContain(
+      "Parse issues:\n- broken.ts:1:1: foo-bar: parse error (the match rests on syntax error nodes; skipped, the file's other matches kept)",
+    );
     expect(await read(dir, "broken.ts")).toBe("foo(a @)\nbar(b)\nconst z = Effect.map(x, f;\nconst y = Effect.andThen(u, g)\nnoFix(c @)\nnoFix(d)\n");
   });
 });

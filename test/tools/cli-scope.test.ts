@@ -16,7 +16,10 @@ const RECIPE = [
 ].join("\n");
 
 const steps = (dir: string) =>
-  JSON.parse(readFileSync(path.join(dir, "report.json"), "utf8")).steps.map((s: { status: string; resultText: string }) => [s.status, s.resultText.split("\n")[0]]);
+  JSON.parse(readFileSync(path.join(dir, "report.json"), "utf8")).steps.map((s: { status: string; resultText: string }) => [
+    s.status,
+    s.resultText.split("\n")[0],
+  ]);
 
 describe("file scope with no code file for a step (no lang given)", () => {
   it("positional files that are all docs: nothing to do, exit 0, no '`lang` is required' error", async () => {
@@ -35,7 +38,8 @@ describe("file scope with no code file for a step (no lang given)", () => {
   it("a shard that drew no file of the step: exit 0 for every shard", async () => {
     const dir = await gitdir({ "src/a.ts": "Effect.map(a, f)\n", "recipe.yaml": RECIPE });
     const codes: number[] = [];
-    for (const i of [1, 2, 3, 4]) codes.push((await tollgate(["run", "recipe.yaml", "--shard", `${i}/4`, "--dry-run", "--report", "report.json"], { cwd: dir })).code!);
+    for (const i of [1, 2, 3, 4])
+      codes.push((await tollgate(["run", "recipe.yaml", "--shard", `${i}/4`, "--dry-run", "--report", "report.json"], { cwd: dir })).code!);
     expect(codes).toEqual([0, 0, 0, 0]);
   });
 

@@ -11,10 +11,12 @@ if (!existsSync(path.join(REPO_ROOT, "dist", "bundle"))) throw new Error("dist/b
 describe("ast_edit through the CLI", () => {
   it("parses off the main thread: preview (dry-run) then auto-apply, nested rewrite counted", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 30; i++) files[`src/f${String(i).padStart(2, "0")}.ts`] = i % 3 === 0 ? `export const v${i} = Effect.map(a, Effect.map(b, f))\n` : `export const v${i} = 1\n`;
+    for (let i = 0; i < 30; i++)
+      files[`src/f${String(i).padStart(2, "0")}.ts`] = i % 3 === 0 ? `export const v${i} = Effect.map(a, Effect.map(b, f))\n` : `export const v${i} = 1\n`;
     const dir = await testdir({
       ...files,
-      "recipe.yaml": 'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n      path: src\n',
+      "recipe.yaml":
+        'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n      path: src\n',
       "auto.yaml": "version: 1\ndefault: auto-apply\n",
     });
     for (const threads of ["2", "0"]) {
@@ -38,7 +40,8 @@ describe("ast_edit through the CLI", () => {
     const dir = await testdir({
       "src/d.ts": fixture,
       "src/plain.ts": "export const x = Effect.map(a, f)\n",
-      "recipe.yaml": 'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n      path: src\n',
+      "recipe.yaml":
+        'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" }]\n      lang: ts\n      path: src\n',
     });
     const lost = fixture.split("\n").findIndex((l) => l.includes("Effect.map(options.workflow.executionId")) + 1;
     for (const threads of ["0", "2"]) {

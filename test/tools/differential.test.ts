@@ -52,7 +52,8 @@ async function withThreads<T>(threads: string | undefined, f: () => Promise<T>):
   }
 }
 
-const name = (c: Case) => `${c.refused ? "refused: " : ""}${c.lang} ${c.file}: ${JSON.stringify(c.pat)}${c.sel ? ` sel ${c.sel}` : ""}${c.out !== undefined ? ` -> ${JSON.stringify(c.out)}` : ""}${c.crlf ? " (CRLF)" : ""}`;
+const name = (c: Case) =>
+  `${c.refused ? "refused: " : ""}${c.lang} ${c.file}: ${JSON.stringify(c.pat)}${c.sel ? ` sel ${c.sel}` : ""}${c.out !== undefined ? ` -> ${JSON.stringify(c.out)}` : ""}${c.crlf ? " (CRLF)" : ""}`;
 
 describe("differential: tollgate vs the ast-grep CLI", () => {
   it("allows only differences listed in src/tools/ast/differences.ts (the list the users' page is generated from)", () => {

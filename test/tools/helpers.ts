@@ -19,7 +19,7 @@ export interface TestHost {
 
 export function makeHost(root: string, scope: FileScope = {}, options: { maxFileBytes?: number } = {}): TestHost {
   const actions: PendingAction[] = [];
-  const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) } as never);
+  const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) });
   const host: ToolHost = { cwd: root, workspace, push: (a) => actions.push(a), exec: createExec(root), scope, logger: silentLogger };
   const tools = builtinTools(host);
   const ctx: ToolExecContext = { cwd: root, stepId: "s", isIdle: () => true, hasQueuedMessages: () => false, abort: () => {} };
@@ -33,7 +33,7 @@ export function makeHost(root: string, scope: FileScope = {}, options: { maxFile
     actions,
     tool,
     async call(name, params) {
-      const result = await tool(name).execute("call-1", params as never, undefined, ctx);
+      const result = await tool(name).execute("call-1", params, undefined, ctx);
       return { text: joinText(result), details: result.details as any, result };
     },
   };

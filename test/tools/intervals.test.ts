@@ -4,7 +4,7 @@ import { Intervals } from "../../src/tools/ast/intervals.js";
 /** A deterministic pseudo-random sequence (no flaky seeds). */
 function rng(seed: number): () => number {
   let x = seed >>> 0;
-  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("Intervals (a parse's error ranges asked per match)", () => {

@@ -159,7 +159,11 @@ describe("react-codemod fixtures through the jscodeshift tool", () => {
     }
 
     await oracleRun;
-    const theirs = new Map((JSON.parse(await readFile(oracleOut, "utf8")) as Array<{ id: string; output?: string; error?: string }>).map((r) => [r.id, r.error !== undefined ? `<error> ${r.error}` : r.output!] as const));
+    const theirs = new Map(
+      (JSON.parse(await readFile(oracleOut, "utf8")) as Array<{ id: string; output?: string; error?: string }>).map(
+        (r) => [r.id, r.error !== undefined ? `<error> ${r.error}` : r.output!] as const,
+      ),
+    );
 
     let pass = 0;
     const upstream: string[] = [];

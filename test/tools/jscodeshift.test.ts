@@ -147,10 +147,10 @@ describe("jscodeshift tool", () => {
     const root = await testdir({ "obj.js": "module.exports = { notAFunction: 1 };\n", "bad.js": "throw new Error('load failed');\n", "a.js": "x;\n" });
     const t = makeHost(root);
     const tool = t.tool("jscodeshift");
-    expect(await tool.check!({ transform: "./nope.js" } as never)).toEqual([{ message: expect.stringContaining("jscodeshift transform not found: ./nope.js") }]);
-    expect(await tool.check!({ transform: "no-such-package/t.js" } as never)).toEqual([{ message: expect.stringContaining("not found: no-such-package/t.js") }]);
-    expect(await tool.check!({ transform: "obj.js" } as never)).toEqual([{ message: expect.stringContaining("does not export a function") }]);
-    expect(await tool.check!({ transform: "bad.js" } as never)).toEqual([{ message: "Failed to load jscodeshift transform bad.js: load failed" }]);
+    expect(await tool.check!({ transform: "./nope.js" })).toEqual([{ message: expect.stringContaining("jscodeshift transform not found: ./nope.js") }]);
+    expect(await tool.check!({ transform: "no-such-package/t.js" })).toEqual([{ message: expect.stringContaining("not found: no-such-package/t.js") }]);
+    expect(await tool.check!({ transform: "obj.js" })).toEqual([{ message: expect.stringContaining("does not export a function") }]);
+    expect(await tool.check!({ transform: "bad.js" })).toEqual([{ message: "Failed to load jscodeshift transform bad.js: load failed" }]);
     await expect(t.call("jscodeshift", { transform: "obj.js" })).rejects.toThrow(/does not export a function/);
   });
 
@@ -168,7 +168,9 @@ describe("jscodeshift tool", () => {
     const report = JSON.parse(await readFile(path.join(dir, "r.json"), "utf8"));
     expect(report.steps[0].status).toBe("error");
     expect(report.steps[0].resultText).toContain("- src/d.js: boom in src/d.js");
-    expect(report.outcomes.map((o: { label: string; outcome: string }) => [o.label, o.outcome])).toEqual([["Jscodeshift: ./codemods/t.cjs: 1 file", "applied"]]);
+    expect(report.outcomes.map((o: { label: string; outcome: string }) => [o.label, o.outcome])).toEqual([
+      ["Jscodeshift: ./codemods/t.cjs: 1 file", "applied"],
+    ]);
     expect(await readFile(path.join(dir, "src/a.js"), "utf8")).toBe("bar();\n");
     expect(run.stdout).toBe("");
 
@@ -187,7 +189,10 @@ describe("jscodeshift tool", () => {
 
     await execa("ln", ["-s", path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules")]);
     await writeFile(path.join(dir, "src/k.js"), "class A extends React.Component { componentWillMount() {} }\n");
-    await writeFile(path.join(dir, "pkg.yaml"), recipe(`  - tool: jscodeshift\n    with: { transform: react-codemod/transforms/rename-unsafe-lifecycles.js, path: src/k.js }\n`));
+    await writeFile(
+      path.join(dir, "pkg.yaml"),
+      recipe(`  - tool: jscodeshift\n    with: { transform: react-codemod/transforms/rename-unsafe-lifecycles.js, path: src/k.js }\n`),
+    );
     const pkg = await tollgate(["run", "pkg.yaml", "--dry-run", "--report", "p.json"], { cwd: dir });
     expect(pkg.code).toBe(0);
     const p = JSON.parse(await readFile(path.join(dir, "p.json"), "utf8"));
@@ -228,7 +233,9 @@ describe("jscodeshift tool", () => {
   it("policy decides per action: a paths rule applies the action, a discard rule leaves the files", async () => {
     const dir = await gitdir({
       "t.cjs": RENAME_CJS,
-      "recipe.yaml": recipe(`  - id: lib\n    tool: jscodeshift\n    with: { transform: t.cjs, path: lib }\n  - id: app\n    tool: jscodeshift\n    with: { transform: t.cjs, path: app }\n`),
+      "recipe.yaml": recipe(
+        `  - id: lib\n    tool: jscodeshift\n    with: { transform: t.cjs, path: lib }\n  - id: app\n    tool: jscodeshift\n    with: { transform: t.cjs, path: app }\n`,
+      ),
       "policy.yaml": `version: 1\ndefault: discard\nrules:\n  - name: codemods in lib\n    match: { tool: jscodeshift, paths: ["lib/**"] }\n    decision: auto-apply\n`,
       "lib/a.js": "foo();\n",
       "app/b.js": "foo();\n",
@@ -265,9 +272,17 @@ describe("jscodeshift tool", () => {
 
   it("workers get a smaller young generation (--max-semi-space-size=8), and --single-threaded when they fill the CPUs, unless the user chose them", async () => {
     const probe = `module.exports = (file, api) => { api.report(JSON.stringify(process.execArgv.filter((a) => /semi|single/.test(a)))); return null; };\n`;
-    const root = await gitdir({ "probe.js": probe, "src/a.js": "x;\n", "recipe.yaml": "version: 1\nsteps:\n  - tool: jscodeshift\n    with: { transform: ./probe.js, path: src }\n" });
+    const root = await gitdir({
+      "probe.js": probe,
+      "src/a.js": "x;\n",
+      "recipe.yaml": "version: 1\nsteps:\n  - tool: jscodeshift\n    with: { transform: ./probe.js, path: src }\n",
+    });
     const flags = async (env: Record<string, string>, args: string[] = []) => {
-      const r = await execa(process.execPath, [...args, path.join(REPO_ROOT, "bin/tollgate.js"), "run", "recipe.yaml", "--format", "json"], { cwd: root, env, reject: false });
+      const r = await execa(process.execPath, [...args, path.join(REPO_ROOT, "bin/tollgate.js"), "run", "recipe.yaml", "--format", "json"], {
+        cwd: root,
+        env,
+        reject: false,
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       return JSON.parse(JSON.parse(r.stdout).steps[0].details.reports[0].message) as string[];
     };
@@ -289,7 +304,14 @@ describe("jscodeshift tool", () => {
 
   it("fileTimeout: a transform that never returns (a busy loop, a promise that never settles) fails that file with the reason; its worker is replaced and the other files run", async () => {
     const hangs = `module.exports = (file) => {\n  if (file.source.includes("spin")) for (;;) {}\n  if (file.source.includes("wait")) return new Promise(() => {});\n  if (file.source.includes("die")) process.exit(7);\n  return file.source.replace("foo", "bar");\n};\n`;
-    const files = { "t.cjs": hangs, "src/a.js": "foo;\n", "src/b.js": "foo; // spin\n", "src/c.js": "foo; // wait\n", "src/d.js": "foo; // die\n", "src/e.js": "foo(1);\n" };
+    const files = {
+      "t.cjs": hangs,
+      "src/a.js": "foo;\n",
+      "src/b.js": "foo; // spin\n",
+      "src/c.js": "foo; // wait\n",
+      "src/d.js": "foo; // die\n",
+      "src/e.js": "foo(1);\n",
+    };
     const root = await testdir(files);
     const t = makeHost(root);
     const started = Date.now();
@@ -305,7 +327,9 @@ describe("jscodeshift tool", () => {
     ]);
     expect(text).toContain(`- src/b.js: ${timedOut}`);
     expect(stagedText(root, t.actions[0]!.changes![1]!)).toBe("bar(1);\n");
-    await expect(t.call("jscodeshift", { transform: "t.cjs", fileTimeout: 0 })).rejects.toThrow("`fileTimeout` must be a positive whole number of milliseconds");
+    await expect(t.call("jscodeshift", { transform: "t.cjs", fileTimeout: 0 })).rejects.toThrow(
+      "`fileTimeout` must be a positive whole number of milliseconds",
+    );
 
     // The CLI: exit 3 (allowErrors: true makes it 0), and tollgate ends: its workers are gone.
     const dir = await gitdir({ ...files, "recipe.yaml": recipe(`  - tool: jscodeshift\n    with: { transform: t.cjs, path: src, fileTimeout: 600 }\n`) });
@@ -364,7 +388,12 @@ describe("jscodeshift tool", () => {
     const dir = await testdir({ "recipe.yaml": recipe(`  - tool: write\n    with: { path: a.txt, content: "x" }\n`) });
     const probe = `const M = require("node:module"); const orig = M._load; M._load = function (req, ...rest) { if (/jscodeshift|@babel[\\\\/]register/.test(req)) { process.stderr.write("LOADED " + req + "\\n"); } return orig.call(this, req, ...rest); };`;
     await writeFile(path.join(dir, "probe.cjs"), probe);
-    const run = (args: string[]) => execa(process.execPath, ["--require", path.join(dir, "probe.cjs"), path.join(REPO_ROOT, "bin/tollgate.js"), ...args], { cwd: dir, reject: false, env: { CI: "true" } });
+    const run = (args: string[]) =>
+      execa(process.execPath, ["--require", path.join(dir, "probe.cjs"), path.join(REPO_ROOT, "bin/tollgate.js"), ...args], {
+        cwd: dir,
+        reject: false,
+        env: { CI: "true" },
+      });
     for (const args of [["--version"], ["run", "recipe.yaml", "--dry-run"]]) {
       const r = await run(args);
       expect(r.exitCode).toBe(0);

@@ -25,7 +25,10 @@ describe("NativeFinder", () => {
     for (const [k, f] of Object.keys(files).entries()) {
       const nodes = answers[k];
       expect(nodes, f).not.toBeNull();
-      const here = napi.parse("TypeScript", files[f]!).root().findAll(c.rule as never);
+      const here = napi
+        .parse("TypeScript", files[f]!)
+        .root()
+        .findAll(c.rule as never);
       const native = collect(nodes!, c, 0);
       const local = collect(here, c, 0);
       expect(native.found.map((x) => x.match)).toEqual(local.found.map((x) => x.match));

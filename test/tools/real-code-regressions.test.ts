@@ -95,7 +95,7 @@ describe("re-indenting inside template literals", () => {
         "\tif (!errors) {",
         "\t\tfail(",
         "\t\t\t`Invalid errors for ${name}: got ${",
-        "\t\t\t\terrors === null ? \"null\" : typeof errors",
+        '\t\t\t\terrors === null ? "null" : typeof errors',
         "\t\t\t}`,",
         "\t\t);",
         "\t}",
@@ -179,15 +179,23 @@ describe("where napi's whole-file parse and the CLI's recover from errors differ
   // A run of broken tokens (the remains of generic call signatures tree-sitter cannot parse)
   // before a clean statement: napi's recovery, which weighs UTF-16 text, swallows the clean
   // statement's comparison; the CLI's, which weighs UTF-8, keeps it.
-  const BROKEN = "{{[K>>]()}{[Cases]: Cases[RK]}[]{}>((()R2>))}dual(isEffect(args[0]){catchIf(((any)((e.reason._tag)))(any){(){}})}){}dual(E2>(failCause(causeMap(f)))){A2>()(undefined){}(1){}}(\"parallel\"){makeScope(scope)(\"Closed\"){}scopeAddFinalizerUnsafe(scopeClose(exit))}/** */\n(){suspend(()=> {(\"Closed\"){}scopeAddFinalizerUnsafe(finalizer)})}scopeAddFinalizer ()scopeAddFinalizerExit()= (): => {(\"Empty\"){{}}(\"Open\"){   if (state.finalizer !== undefined) {\n      state.finalizers = new Map([[state.finalizerKey!, state.finalizer]])\n state.finalizerKey = undefined\n      state.finalizer = undefined\n    }\n  }\n}\n";
-  const CLEAN = "\n/** @internal */\nexport const scopeRemoveFinalizerUnsafe = (\n  box: Box.Box,\n  key: {}\n): void => {\n  if (box.state._tag !== \"Open\") return\n  const state = box.state\n  if (state.firstKey === key) {\n    box.state = emptyBox\n  } else if (state.keys !== undefined) {\n    state.keys.delete(key)\n  }\n}\n";
+  const BROKEN =
+    '{{[K>>]()}{[Cases]: Cases[RK]}[]{}>((()R2>))}dual(isEffect(args[0]){catchIf(((any)((e.reason._tag)))(any){(){}})}){}dual(E2>(failCause(causeMap(f)))){A2>()(undefined){}(1){}}("parallel"){makeScope(scope)("Closed"){}scopeAddFinalizerUnsafe(scopeClose(exit))}/** */\n(){suspend(()=> {("Closed"){}scopeAddFinalizerUnsafe(finalizer)})}scopeAddFinalizer ()scopeAddFinalizerExit()= (): => {("Empty"){{}}("Open"){   if (state.finalizer !== undefined) {\n      state.finalizers = new Map([[state.finalizerKey!, state.finalizer]])\n state.finalizerKey = undefined\n      state.finalizer = undefined\n    }\n  }\n}\n';
+  const CLEAN =
+    '\n/** @internal */\nexport const scopeRemoveFinalizerUnsafe = (\n  box: Box.Box,\n  key: {}\n): void => {\n  if (box.state._tag !== "Open") return\n  const state = box.state\n  if (state.firstKey === key) {\n    box.state = emptyBox\n  } else if (state.keys !== undefined) {\n    state.keys.delete(key)\n  }\n}\n';
   const pat = "$A === $B";
   const needle = "state.firstKey === key";
 
   it("a match in a statement that parses cleanly alone is found, as the CLI finds it", async () => {
     const napi = await loadNapi();
     const text = BROKEN + CLEAN;
-    expect(napi.parse("TypeScript", text).root().findAll(pat).map((n) => n.text())).not.toContain(needle);
+    expect(
+      napi
+        .parse("TypeScript", text)
+        .root()
+        .findAll(pat)
+        .map((n) => n.text()),
+    ).not.toContain(needle);
     const dir = await testdir({ "a.ts": text });
     const cli = await cliMatches(dir, "ts", pat);
     expect(cli.map((m) => m.text)).toContain(needle);
@@ -204,7 +212,13 @@ describe("where napi's whole-file parse and the CLI's recover from errors differ
   it("a match lost where no statement parses cleanly is listed with its place, never missed silently", async () => {
     const napi = await loadNapi();
     const text = BROKEN + CLEAN.replace("    state.keys.delete(key)\n", "    state.keys.delete(key) @\n");
-    expect(napi.parse("TypeScript", text).root().findAll(pat).map((n) => n.text())).not.toContain(needle);
+    expect(
+      napi
+        .parse("TypeScript", text)
+        .root()
+        .findAll(pat)
+        .map((n) => n.text()),
+    ).not.toContain(needle);
     const dir = await testdir({ "a.ts": text });
     const cli = (await cliMatches(dir, "ts", pat)).filter((m) => m.text === needle);
     expect(cli.length).toBe(1);
@@ -214,7 +228,7 @@ describe("where napi's whole-file parse and the CLI's recover from errors differ
     const places = (details.parseErrors as string[])
       .map((e) => /^a\.ts:(\d+):(\d+): parse error \(a syntax error holds the pattern's tokens here; a match may be missing\)$/.exec(e))
       .filter((m) => m !== null)
-      .map((m) => [Number(m![1]), Number(m![2])]);
+      .map((m) => [Number(m[1]), Number(m[2])]);
     expect(places.some(([line, c]) => line === cli[0]!.line && c! >= col && c! < col + needle.length)).toBe(true);
   });
 });

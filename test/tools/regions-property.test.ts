@@ -24,7 +24,13 @@ const prefilter = { TypeScript: buildPrefilter(PATS, TS, false) };
 
 const ident = fc.constantFrom("a", "b", "x", "items", "Effect", "self", "value");
 const call = fc.tuple(ident, ident).map(([a, b]) => `Effect.map(${a}, (v) => v.${b})`);
-const expr = fc.oneof(call, ident, fc.tuple(ident, ident).map(([a, b]) => `${a} !== undefined ? ${b} : null`), fc.constant("/x\\/y/g.test(s)"), fc.constant("`t ${Effect.map(a, b)}`"));
+const expr = fc.oneof(
+  call,
+  ident,
+  fc.tuple(ident, ident).map(([a, b]) => `${a} !== undefined ? ${b} : null`),
+  fc.constant("/x\\/y/g.test(s)"),
+  fc.constant("`t ${Effect.map(a, b)}`"),
+);
 
 const generated: fc.Arbitrary<string> = fc.oneof(
   expr.map((e) => `export const c = ${e};`),
@@ -55,7 +61,12 @@ function realStatements(): string[] {
   return files.flatMap((f) => {
     const text = readFileSync(f, "utf8");
     // Top-level statements by the whole parse (the reference); the splitter never sees this.
-    return napiRef.parse("TypeScript", text).root().children().map((n) => n.text()).filter((t) => t.trim() !== "");
+    return napiRef
+      .parse("TypeScript", text)
+      .root()
+      .children()
+      .map((n) => n.text())
+      .filter((t) => t.trim() !== "");
   });
 }
 
@@ -66,7 +77,7 @@ const keyOf = (m: { op: number; start: number; end: number; captures: unknown })
 /** Each op's matches in a text parsed alone, shifted by `offset`, and whether that parse is clean. */
 function reference(text: string, offset: number): { matches: Keyed[]; clean: boolean } {
   const root = napiRef.parse("TypeScript", text).root();
-  const clean = root.find({ rule: { any: [{ kind: "ERROR" }, { regex: "^$" }] } } as never) === null;
+  const clean = root.find({ rule: { any: [{ kind: "ERROR" }, { regex: "^$" }] } }) === null;
   const matches: Keyed[] = [];
   ops.forEach((op, i) => {
     for (const n of root.findAll(op.pat)) {
@@ -77,7 +88,11 @@ function reference(text: string, offset: number): { matches: Keyed[]; clean: boo
           return [name, nodes.length === 0 ? null : [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset]];
         }),
       );
-      matches.push({ key: keyOf({ op: i, start: r.start.index + offset, end: r.end.index + offset, captures }), start: r.start.index + offset, end: r.end.index + offset });
+      matches.push({
+        key: keyOf({ op: i, start: r.start.index + offset, end: r.end.index + offset, captures }),
+        start: r.start.index + offset,
+        end: r.end.index + offset,
+      });
     }
   });
   return { matches, clean };
@@ -106,7 +121,10 @@ function check(stmts: readonly string[], sep: string): void {
   const listed = [...result.matches.filter((m) => m.bad).map((m) => m.start), ...result.issues];
   for (const m of real.values()) {
     if (good.has(m.key)) continue;
-    expect(listed.some((p) => m.start <= p && p <= m.end), `real match ${text.slice(m.start, m.end)} missed silently`).toBe(true);
+    expect(
+      listed.some((p) => m.start <= p && p <= m.end),
+      `real match ${text.slice(m.start, m.end)} missed silently`,
+    ).toBe(true);
   }
 }
 
@@ -124,7 +142,10 @@ describe("matches on files with and without syntax errors (property)", () => {
     const real = realStatements();
     expect(real.length).toBeGreaterThan(50);
     fc.assert(
-      fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: generated }), { minLength: 1, maxLength: 15 }), (stmts) => check(stmts, "\n")),
+      fc.property(
+        fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...real) }, { weight: 1, arbitrary: generated }), { minLength: 1, maxLength: 15 }),
+        (stmts) => check(stmts, "\n"),
+      ),
       { numRuns: 100 },
     );
   });

@@ -9,7 +9,20 @@ const starts = (text: string) => (statementBoundaries(text) ?? []).map((o) => te
 
 describe("statement boundaries (region parsing)", () => {
   it("splits top-level statements, with or without semicolons", () => {
-    const text = ["import { a } from \"a\"", "export const x = pipe(", "  a,", "  b", ")", "", "/** doc */", "export function f() {", "  return 1", "}", "const y = 2;", "class C {}"].join("\n");
+    const text = [
+      'import { a } from "a"',
+      "export const x = pipe(",
+      "  a,",
+      "  b",
+      ")",
+      "",
+      "/** doc */",
+      "export function f() {",
+      "  return 1",
+      "}",
+      "const y = 2;",
+      "class C {}",
+    ].join("\n");
     expect(starts(text)).toEqual(["import { a }", "export const", "/** doc */", "const y = 2;", "class C {}"]);
   });
 
@@ -26,7 +39,8 @@ describe("statement boundaries (region parsing)", () => {
   });
 
   it("ignores keywords inside strings, templates, comments and regexes", () => {
-    const text = "const s = `\n}\nexport const fake = 1\n${ `\n}\nconst also = 2\n` }`\nconst r = /[\"'`]/g\n/* \n}\nexport const no = 1 */\nexport const real = 1\n";
+    const text =
+      "const s = `\n}\nexport const fake = 1\n${ `\n}\nconst also = 2\n` }`\nconst r = /[\"'`]/g\n/* \n}\nexport const no = 1 */\nexport const real = 1\n";
     // the last boundary is the comment opening the real statement
     expect(starts(text)).toEqual(["const s = `", "const r = /[", "/* "]);
   });
@@ -56,7 +70,13 @@ describe("statement boundaries (region parsing)", () => {
     const whole = matchText(napi, "TypeScript", text, { ops });
     expect(region.regions).toBeUndefined();
     expect(region.matches).toEqual(whole.matches);
-    expect(region.matches.map((m) => text.slice(m.start, m.end))).toEqual(napi.parse("TypeScript", text).root().findAll("Effect.map($A, $B)").map((n) => n.text()));
+    expect(region.matches.map((m) => text.slice(m.start, m.end))).toEqual(
+      napi
+        .parse("TypeScript", text)
+        .root()
+        .findAll("Effect.map($A, $B)")
+        .map((n) => n.text()),
+    );
     expect(region.matches.length).toBe(6);
   });
 
@@ -65,7 +85,11 @@ describe("statement boundaries (region parsing)", () => {
     const ops = [{ pat: "Effect.map($A, $B)", captures: { A: false, B: false } }];
     const clean = "export const a = Effect.map(x, (y) => y + 1)\n";
     const text = `export const b = Effect.map(z, (\n${clean}`;
-    const alone = napi.parse("TypeScript", clean).root().findAll("Effect.map($A, $B)").map((n) => n.range().start.index + text.length - clean.length);
+    const alone = napi
+      .parse("TypeScript", clean)
+      .root()
+      .findAll("Effect.map($A, $B)")
+      .map((n) => n.range().start.index + text.length - clean.length);
     const result = matchText(napi, "TypeScript", text, { ops });
     expect(result.hadErrors).toBe(true);
     expect(result.matches.filter((m) => !m.bad).map((m) => m.start)).toEqual(alone);
@@ -86,7 +110,8 @@ describe("prefilter", () => {
 
   it("accepts every spelling ast-grep matches (whitespace, comments, optional chaining)", () => {
     const f = compilePrefilter(buildPrefilter(["Effect.map($A, $B)"], TS, false))!;
-    for (const text of ["Effect.map(a, b)", "Effect\n  .map(a, b)", "Effect /* x */ . map(a)", "Effect // c\n.map", "Effect?.map"]) expect(f(text), text).toBe(true);
+    for (const text of ["Effect.map(a, b)", "Effect\n  .map(a, b)", "Effect /* x */ . map(a)", "Effect // c\n.map", "Effect?.map"])
+      expect(f(text), text).toBe(true);
     expect(f("Effect.flatMap(a, b)")).toBe(false);
     expect(f("Stream.map(a)")).toBe(false);
   });
@@ -100,7 +125,12 @@ describe("prefilter", () => {
     const pat = "1e5.toFixed($A)";
     const g = compilePrefilter(buildPrefilter([pat], TS, false))!;
     const source = "const a = 1e5.toFixed(2)\n";
-    expect(napi.parse("TypeScript" as never, source).root().findAll(pat as never)).toHaveLength(1);
+    expect(
+      napi
+        .parse("TypeScript", source)
+        .root()
+        .findAll(pat as never),
+    ).toHaveLength(1);
     expect(g(source)).toBe(true);
   });
 });

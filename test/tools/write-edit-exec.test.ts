@@ -94,7 +94,9 @@ describe("edit", () => {
     const dir = await testdir({ "a.ts": "x\nx\n" });
     const t = makeHost(dir);
     await expect(t.call("edit", { path: "a.ts", oldText: "y", newText: "z" })).rejects.toThrow("oldText not found in a.ts");
-    await expect(t.call("edit", { path: "a.ts", oldText: "x", newText: "z" })).rejects.toThrow("oldText occurs 2 times in a.ts; make it unique or set `all: true`");
+    await expect(t.call("edit", { path: "a.ts", oldText: "x", newText: "z" })).rejects.toThrow(
+      "oldText occurs 2 times in a.ts; make it unique or set `all: true`",
+    );
     await expect(t.call("edit", { path: "missing.ts", oldText: "x", newText: "z" })).rejects.toThrow("File not found: missing.ts");
     await t.call("edit", { path: "a.ts", oldText: "x", newText: "z", all: true });
     expect(t.actions[0]!.label).toBe("Edit: 2 replacements in a.ts");
@@ -130,7 +132,10 @@ describe("exec", () => {
   it("runs now (argv form) and returns output and exit code", async () => {
     const dir = await testdir({ "f.txt": "hello\n" });
     const t = makeHost(dir);
-    const { text, details } = await t.call("exec", { command: process.execPath, args: ["-e", "process.stdout.write(require('fs').readFileSync('f.txt','utf8'))"] });
+    const { text, details } = await t.call("exec", {
+      command: process.execPath,
+      args: ["-e", "process.stdout.write(require('fs').readFileSync('f.txt','utf8'))"],
+    });
     expect(text).toContain("hello");
     expect(text).toMatch(/exit code 0$/);
     expect(details).toMatchObject({ code: 0, stdout: "hello\n", staged: false, shell: false, cwd: "." });
@@ -145,7 +150,12 @@ describe("exec", () => {
     await expect(t.call("exec", { command: "ls", cwd: "nodir" })).rejects.toThrow(/^Working directory not found: nodir$/);
     await expect(t.call("exec", { command: "ls", cwd: "sub/x.txt", stage: true })).rejects.toThrow(/^Working directory is not a directory: sub\/x\.txt$/);
     expect(t.actions).toHaveLength(0);
-    const { details } = await t.call("exec", { command: process.execPath, args: ["-e", "console.log(process.cwd().endsWith('sub'), process.env.TG_X)"], cwd: "sub", env: { TG_X: "yes" } });
+    const { details } = await t.call("exec", {
+      command: process.execPath,
+      args: ["-e", "console.log(process.cwd().endsWith('sub'), process.env.TG_X)"],
+      cwd: "sub",
+      env: { TG_X: "yes" },
+    });
     expect(details.stdout).toBe("true yes\n");
     const sh = await t.call("exec", { command: "echo $((1+2)) | tr 3 Z", shell: true });
     expect(sh.details.stdout).toBe("Z\n");
@@ -154,7 +164,9 @@ describe("exec", () => {
   it("timeout kills the command", async () => {
     const dir = await testdir({});
     const t = makeHost(dir);
-    await expect(t.call("exec", { command: process.execPath, args: ["-e", "setTimeout(() => {}, 10000)"], timeout: 200 })).rejects.toThrow(/killed \(timeout 200 ms\)/);
+    await expect(t.call("exec", { command: process.execPath, args: ["-e", "setTimeout(() => {}, 10000)"], timeout: 200 })).rejects.toThrow(
+      /killed \(timeout 200 ms\)/,
+    );
   });
 
   it("stage: true pushes an action whose apply runs the command and throws on failure", async () => {

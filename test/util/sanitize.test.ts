@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { escapeData as escapeWorkflowData, escapeProperty as escapeWorkflowProperty, fenceWorkflowCommands, sanitizeForGithubLog, sanitizeOutput } from "../../src/github/escape.js";
+import {
+  escapeData as escapeWorkflowData,
+  escapeProperty as escapeWorkflowProperty,
+  fenceWorkflowCommands,
+  sanitizeForGithubLog,
+  sanitizeOutput,
+} from "../../src/github/escape.js";
 import { sanitizeForTerminal } from "../../src/term.js";
 
 describe("output hygiene", () => {

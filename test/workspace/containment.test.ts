@@ -77,7 +77,18 @@ describe("containment table", () => {
       await expect(ws.stage([{ path: p, content: "pwned\n" }])).rejects.toBeInstanceOf(BlockedError);
       await expect(ws.read(p)).rejects.toBeInstanceOf(BlockedError);
       // A change forged past staging (a custom tool building FileChanges by hand) is refused too.
-      const forged: FileChange[] = [{ path: p, kind: "created", beforeSha256: null, afterSha256: null, edits: [{ start: 0, end: 0, text: "pwned\n" }], additions: 1, deletions: 0, diff: { bytes: 0, text: () => "" } }];
+      const forged: FileChange[] = [
+        {
+          path: p,
+          kind: "created",
+          beforeSha256: null,
+          afterSha256: null,
+          edits: [{ start: 0, end: 0, text: "pwned\n" }],
+          additions: 1,
+          deletions: 0,
+          diff: { bytes: 0, text: () => "" },
+        },
+      ];
       await expect(ws.apply(forged)).rejects.toBeInstanceOf(BlockedError);
       const action = createFileAction(ws, { label: "Forged: x", sourceToolName: "custom_tool", changes: forged });
       await expect(action.apply("test")).rejects.toBeInstanceOf(BlockedError);
@@ -90,7 +101,18 @@ describe("containment table", () => {
       const { root } = hostileTree();
       const before = snapshotTree(root);
       const ws = new Workspace({ root, protect: ["vendor/**", "SECRETS/**"], caseInsensitive: true });
-      const forged: FileChange[] = [{ path: p, kind: "created", beforeSha256: null, afterSha256: null, edits: [{ start: 0, end: 0, text: "pwned\n" }], additions: 1, deletions: 0, diff: { bytes: 0, text: () => "" } }];
+      const forged: FileChange[] = [
+        {
+          path: p,
+          kind: "created",
+          beforeSha256: null,
+          afterSha256: null,
+          edits: [{ start: 0, end: 0, text: "pwned\n" }],
+          additions: 1,
+          deletions: 0,
+          diff: { bytes: 0, text: () => "" },
+        },
+      ];
       await expect(ws.apply(forged)).rejects.toThrow(/protected/);
       await expect(ws.apply(forged)).rejects.toBeInstanceOf(BlockedError);
       expect(snapshotTree(root)).toEqual(before);

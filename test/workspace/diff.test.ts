@@ -23,7 +23,9 @@ const textAndEdits = fc
   .record({
     lines: fc.array(fc.constantFrom("alpha", "beta", "", "  gamma(x)", "delta", "eps\r"), { minLength: 0, maxLength: 60 }),
     finalNewline: fc.boolean(),
-    cuts: fc.array(fc.record({ at: fc.nat(), len: fc.nat({ max: 30 }), text: fc.constantFrom("", "X", "new\nline", "\n", "a\nb\nc\n", "beta") }), { maxLength: 8 }),
+    cuts: fc.array(fc.record({ at: fc.nat(), len: fc.nat({ max: 30 }), text: fc.constantFrom("", "X", "new\nline", "\n", "a\nb\nc\n", "beta") }), {
+      maxLength: 8,
+    }),
   })
   .map(({ lines, finalNewline, cuts }) => {
     const before = lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");

@@ -18,7 +18,11 @@ const text = fc.oneof(
 const tree = fc.dictionary(name, fc.record({ content: text, mode: fc.constantFrom(0o644, 0o600, 0o755) }), { maxKeys: 6 });
 const edits = fc.uniqueArray(fc.record({ path: name, content: fc.option(text, { nil: null }) }), { selector: (e) => e.path, maxLength: 6 });
 const fault = fc.option(
-  fc.record({ failAt: fc.integer({ min: 1, max: 40 }), count: fc.constantFrom(1, 2, 3, Infinity), when: fc.constantFrom("before" as const, "after" as const, "partial" as const) }),
+  fc.record({
+    failAt: fc.integer({ min: 1, max: 40 }),
+    count: fc.constantFrom(1, 2, 3, Infinity),
+    when: fc.constantFrom("before" as const, "after" as const, "partial" as const),
+  }),
   { nil: undefined },
 );
 

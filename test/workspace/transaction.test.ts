@@ -31,7 +31,12 @@ describe("the run's transaction: one API, beginAction … end", () => {
     expect(existsSync(journalPath(root))).toBe(false);
 
     const bad = ws.transaction.beginAction({ owner: "s#2" });
-    await ws.apply(await ws.stage([{ path: "a.ts", content: "AA\n" }, { path: "new/c.ts", content: "c\n" }]));
+    await ws.apply(
+      await ws.stage([
+        { path: "a.ts", content: "AA\n" },
+        { path: "new/c.ts", content: "c\n" },
+      ]),
+    );
     const failed = await bad.end(new Error("the custom apply threw"));
     expect(failed.error).toBeInstanceOf(RolledBackError);
     expect(failed.error?.message).toBe("the custom apply threw");
@@ -60,13 +65,26 @@ describe("the run's transaction: one API, beginAction … end", () => {
     // the two files are written concurrently): the last rename fails, after the other file's
     const faulty = faultyFs({ failAt: 6 });
     const ws = new Workspace({ root, fs: faulty.fs, durableJournal: false });
-    const staged = await ws.stage([{ path: "a.ts", content: "A\n" }, { path: "b.ts", content: "B\n" }]);
+    const staged = await ws.stage([
+      { path: "a.ts", content: "A\n" },
+      { path: "b.ts", content: "B\n" },
+    ]);
     const err = await ws.apply(staged).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RolledBackError);
     const ops = faulty.log.slice(0, 6).map((l) => l.split(":").slice(1).join(":"));
     expect(ops.slice(0, 2).map((o) => o.split(":")[0])).toEqual(["writeNew", "rename"]);
-    expect(ops.slice(2, 6).map((o) => o.split(":")[0]).sort()).toEqual(["rename", "rename", "writeNew", "writeNew"]);
-    expect(ops.slice(2, 6).map((o) => o.split(":")[1]!.split(".tollgate-")[0]).sort()).toEqual([".a.ts", ".a.ts", ".b.ts", ".b.ts"]);
+    expect(
+      ops
+        .slice(2, 6)
+        .map((o) => o.split(":")[0])
+        .sort(),
+    ).toEqual(["rename", "rename", "writeNew", "writeNew"]);
+    expect(
+      ops
+        .slice(2, 6)
+        .map((o) => o.split(":")[1]!.split(".tollgate-")[0])
+        .sort(),
+    ).toEqual([".a.ts", ".a.ts", ".b.ts", ".b.ts"]);
     expect(ops[5]).toMatch(/^rename:/);
     expect([read(root, "a.ts"), read(root, "b.ts")]).toEqual(["a\n", "b\n"]);
     expect(ws.transaction.needsRecovery).toBeUndefined();
@@ -103,14 +121,22 @@ describe("the journal's record written ahead (prepare … close)", () => {
       const root = tree();
       const seen: Array<string | null> = [];
       // At every user-file rename, the journal's nonce must already be the recorded one.
-      const fs = { ...nodeWorkspaceFs, rename: async (from: string, to: string) => {
-        if (!to.endsWith("journal.json")) seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(realRoot(root)) ? "ok" : null);
-        return nodeWorkspaceFs.rename(from, to);
-      } };
+      const fs = {
+        ...nodeWorkspaceFs,
+        rename: async (from: string, to: string) => {
+          if (!to.endsWith("journal.json")) seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(realRoot(root)) ? "ok" : null);
+          return nodeWorkspaceFs.rename(from, to);
+        },
+      };
       const ws = new Workspace({ root, fs });
       ws.transaction.prepare();
       const tx = ws.transaction.beginAction();
-      await ws.apply(await ws.stage([{ path: "a.ts", content: "A\n" }, { path: "b.ts", content: "B\n" }]));
+      await ws.apply(
+        await ws.stage([
+          { path: "a.ts", content: "A\n" },
+          { path: "b.ts", content: "B\n" },
+        ]),
+      );
       expect((await tx.end()).error).toBeUndefined();
       await ws.transaction.close();
       expect(seen).toEqual(["ok", "ok"]);

@@ -39,9 +39,15 @@ export function applyCommand(setExit: (code: number) => void): CommandModule<obj
         .option("approvals", { type: "string", describe: "YAML list of approved fingerprints" })
         .option("atomic", { type: "boolean", describe: "All or nothing: if the run fails (an action or a step), roll back every applied action" })
         .option("cwd", { type: "string", describe: "Workspace root (default: the plan's)" })
-        .option("changed-since", { type: "string", describe: "Only files changed since git merge-base REF HEAD (a plan made with --changed-since uses its recorded merge-base)" })
+        .option("changed-since", {
+          type: "string",
+          describe: "Only files changed since git merge-base REF HEAD (a plan made with --changed-since uses its recorded merge-base)",
+        })
         .option("cache", { type: "boolean", describe: "Reuse what ast_grep, ast_edit and ast_scan found in unchanged files (result cache)" })
-        .option("cache-location", { type: "string", describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)" })
+        .option("cache-location", {
+          type: "string",
+          describe: "Result cache directory (default node_modules/.cache/tollgate/, else $XDG_CACHE_HOME/tollgate/)",
+        })
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" })
         .option("repository", { type: "string", describe: "The repository the report names (default: GITHUB_REPOSITORY, else the origin remote)" }) as never,
     handler: async (args) => {

@@ -15,13 +15,11 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
     command: "plan [positionals..]",
     describe: "Preview every action and write a plan that `tollgate apply` can apply later",
     builder: (y) =>
-      runFlags(y)
-        .option("out", { type: "string", describe: "Write the plan (JSON) to FILE" })
-        .positional("positionals", {
-          type: "string",
-          array: true,
-          describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
-        }) as never,
+      runFlags(y).option("out", { type: "string", describe: "Write the plan (JSON) to FILE" }).positional("positionals", {
+        type: "string",
+        array: true,
+        describe: "<recipe> [files..]: the recipe, then files that restrict every tool",
+      }) as never,
     handler: async (args) => {
       const run = await buildRun({ ...args, positionals: (args.positionals ?? []).map(String) }, "plan");
       const { input } = run;
@@ -37,7 +35,14 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
         finish: async (report) => {
           const plan = await toPlan(
             report,
-            { cwd: run.world.cwd, recipePath: input.recipePath, policyPath: input.policyPath, vars: input.vars ?? [], mode: input.mode, changedSince: input.scope?.changed },
+            {
+              cwd: run.world.cwd,
+              recipePath: input.recipePath,
+              policyPath: input.policyPath,
+              vars: input.vars ?? [],
+              mode: input.mode,
+              changedSince: input.scope?.changed,
+            },
             recorder.decided,
           );
           if (args.out) await writeFileAtomicStream(args.out, (write) => writeReportJson(plan, write), "--out");

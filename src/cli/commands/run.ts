@@ -118,10 +118,17 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
   const { existsSync } = await import("node:fs");
   const missing = files.filter((f) => !existsSync(path.resolve(cwd, f)));
   if (missing.length > 0) {
-    throw new InputError(missing.map((f) => ({ message: `${f}: no such file (files named on the command line are relative to the workspace root ${cwd}: --cwd, default the working directory)` })));
+    throw new InputError(
+      missing.map((f) => ({
+        message: `${f}: no such file (files named on the command line are relative to the workspace root ${cwd}: --cwd, default the working directory)`,
+      })),
+    );
   }
   const shard = parseShard(args.shard);
-  const changed = args["changed-since"] !== undefined ? await changedScope(args["changed-since"], { cwd, recipePath: path.resolve(recipe), policyPath: args.policy, vars: args.var ?? [] }) : undefined;
+  const changed =
+    args["changed-since"] !== undefined
+      ? await changedScope(args["changed-since"], { cwd, recipePath: path.resolve(recipe), policyPath: args.policy, vars: args.var ?? [] })
+      : undefined;
   const { loadApprovalsFile } = await import("../approvals.js");
   const approvalsFile = args.approvals ? await loadApprovalsFile(args.approvals) : new Map<string, string>();
   const input: RunInput = {
@@ -150,7 +157,10 @@ export async function changedScope(ref: string, source: RecipeSource & { exact?:
   const { resolveChangedScope } = await import("../../changed/index.js");
   const changed = await resolveChangedScope({ ...source, ref });
   const inputs = changed.inputs ?? [];
-  if (changed.files === null) process.stderr.write(`tollgate: --changed-since ${ref}: the recipe's inputs changed (${inputs.slice(0, 5).join(", ")}${inputs.length > 5 ? ", …" : ""}): every file is in scope\n`);
+  if (changed.files === null)
+    process.stderr.write(
+      `tollgate: --changed-since ${ref}: the recipe's inputs changed (${inputs.slice(0, 5).join(", ")}${inputs.length > 5 ? ", …" : ""}): every file is in scope\n`,
+    );
   return changed;
 }
 
@@ -221,7 +231,15 @@ export async function executeWithOutputs(
   const c = colors(colorEnabled(process.stderr, args.color, env));
   const live = Boolean(process.stderr.isTTY) && !env.CI && env.TERM !== "dumb";
   const shownAtPrompt = new Set<string>();
-  const reporter = createReporter({ colors: c, stream: process.stderr, live, showDiffs: format === "text", shown: shownAtPrompt, cwd: world.cwd, ...(wouldDecide ? { wouldDecide } : {}) });
+  const reporter = createReporter({
+    colors: c,
+    stream: process.stderr,
+    live,
+    showDiffs: format === "text",
+    shown: shownAtPrompt,
+    cwd: world.cwd,
+    ...(wouldDecide ? { wouldDecide } : {}),
+  });
   const { prepareRun, executeRun } = await import("../../runner/run.js");
   // The run log (custom tools' pi.logger) goes to stderr with the progress, never to stdout.
   const { createLogger } = await import("../../logger.js");
@@ -306,7 +324,12 @@ export async function executeWithOutputs(
  * what a CI input usually holds). Ids and fingerprints never contain commas or spaces.
  */
 export function approveIds(values: ReadonlyArray<string | number> | undefined): Set<string> {
-  return new Set((values ?? []).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter((v) => v !== ""));
+  return new Set(
+    (values ?? [])
+      .flatMap((v) => String(v).split(","))
+      .map((v) => v.trim())
+      .filter((v) => v !== ""),
+  );
 }
 
 /**

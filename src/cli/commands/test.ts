@@ -45,7 +45,8 @@ async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
     json.push({ config, summary: s, exitCode: run.exitCode, issues: run.issues.map((i) => ({ ...i, text: formatIssue(i) })), rules: run.results });
     exit = Math.max(exit, run.exitCode);
   }
-  if (args.reporter === "json") process.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind: "ast-grep-rule-tests", runs: json, exitCode: exit }, null, 2)}\n`);
+  if (args.reporter === "json")
+    process.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind: "ast-grep-rule-tests", runs: json, exitCode: exit }, null, 2)}\n`);
   return exit;
 }
 

@@ -111,7 +111,17 @@ const isWhole = (r: Request): r is WholeRequest => !Array.isArray(r);
 /** The combined rule of all of a job's ops (one per job: a whole-file walk needs no prefilter). */
 const wholeRules = new WeakMap<Job, Combined | null>();
 function wholeRule(job: Job): Combined | null {
-  if (!wholeRules.has(job)) wholeRules.set(job, job.ops.length === 0 ? null : combine(job.ops, job.ops.map((_, i) => i), job.sel));
+  if (!wholeRules.has(job))
+    wholeRules.set(
+      job,
+      job.ops.length === 0
+        ? null
+        : combine(
+            job.ops,
+            job.ops.map((_, i) => i),
+            job.sel,
+          ),
+    );
   return wholeRules.get(job)!;
 }
 type SgRoot = ReturnType<Napi["parse"]>;
@@ -134,7 +144,14 @@ export function matchText(napi: Napi, lang: string, text: string, job: Job): Mat
  * `parseAsync` build the same document). With `find`, the whole-file parse and its walk are
  * both made off this thread (napi's `findInFiles`, native.ts): only the nodes found come back.
  */
-export async function matchTextAsync(napi: Napi, lang: string, text: string, job: Job, parse: AsyncParse = napiParseAsync(napi), find?: WholeFind): Promise<MatchResult> {
+export async function matchTextAsync(
+  napi: Napi,
+  lang: string,
+  text: string,
+  job: Job,
+  parse: AsyncParse = napiParseAsync(napi),
+  find?: WholeFind,
+): Promise<MatchResult> {
   const steps = matching(napi, lang, text, job, find !== undefined);
   let step = steps.next();
   while (!step.done) {
@@ -157,7 +174,7 @@ export type AsyncParse = (lang: string, text: string) => Promise<SgRoot>;
 export const napiParseAsync =
   (napi: Napi): AsyncParse =>
   (lang, text) =>
-    napi.parseAsync(lang as never, text);
+    napi.parseAsync(lang, text);
 
 /** An AsyncParse with at most `limit` parses under way (the rest wait their turn, in order). */
 export function limitedParse(parse: AsyncParse, limit: number): AsyncParse {
@@ -270,12 +287,20 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
     const inOpen = new Intervals(open);
     for (const at of anchorsOf(text, job, active, info)) if (inOpen.overlaps(at, at + 1)) issues.add(at);
   }
-  return { matches, issues: [...issues].sort((a, b) => a - b), hadErrors: w.errors.length > 0 || w.missing.length > 0, ...(spans.length > 0 ? { regions: spans.length } : {}) };
+  return {
+    matches,
+    issues: [...issues].sort((a, b) => a - b),
+    hadErrors: w.errors.length > 0 || w.missing.length > 0,
+    ...(spans.length > 0 ? { regions: spans.length } : {}),
+  };
 }
 
 /** Whether the match lies inside one of the (sorted, disjoint) spans. */
 function insideOne(spans: ReadonlyArray<[number, number]>, m: RawMatch): boolean {
-  const k = lastAtOrBefore(spans.map((s) => s[0]), m.start);
+  const k = lastAtOrBefore(
+    spans.map((s) => s[0]),
+    m.start,
+  );
   return k >= 0 && spans[k]![0] <= m.start && m.end <= spans[k]![1];
 }
 
@@ -312,7 +337,7 @@ function tokenFinder(text: string, job: Job, active: readonly number[], info: Re
   if (anywhere) return (start, end) => (start < end ? start : -1);
   const alternatives = [...[...words].map((w) => `(?<![A-Za-z0-9_$])${escapeRegex(w)}(?![A-Za-z0-9_$])`), ...[...chars].map(escapeRegex)];
   const at: number[] = [];
-  for (const m of text.matchAll(new RegExp(alternatives.join("|"), "g"))) at.push(m.index!);
+  for (const m of text.matchAll(new RegExp(alternatives.join("|"), "g"))) at.push(m.index);
   return (start, end) => {
     let lo = 0;
     let hi = at.length;
@@ -338,7 +363,7 @@ function anchorsOf(text: string, job: Job, active: readonly number[], info: Retu
     else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
   }
   if (alternatives.size === 0) return [];
-  return [...text.matchAll(new RegExp([...alternatives].join("|"), "g"))].map((m) => m.index!);
+  return [...text.matchAll(new RegExp([...alternatives].join("|"), "g"))].map((m) => m.index);
 }
 
 const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
@@ -347,7 +372,12 @@ const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
  * The top-level statements ([start, end) between boundaries) that overlap a syntax error's
  * piece holding a fixed token there, in order.
  */
-function suspectStatements(boundaries: readonly number[], length: number, pieces: ReadonlyArray<[number, number]>, holds: (start: number, end: number) => number): Array<[number, number]> {
+function suspectStatements(
+  boundaries: readonly number[],
+  length: number,
+  pieces: ReadonlyArray<[number, number]>,
+  holds: (start: number, end: number) => number,
+): Array<[number, number]> {
   const picked = new Set<number>();
   const endOf = (k: number) => (k + 1 < boundaries.length ? boundaries[k + 1]! : length);
   for (const [s, e] of pieces) {

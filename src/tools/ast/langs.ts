@@ -30,15 +30,82 @@ export interface LangInfo {
 }
 
 export const LANGS: LangInfo[] = [
-  { id: "TypeScript", name: "TypeScript", aliases: ["ts", "typescript", "mts", "cts"], extensions: [".ts", ".mts", ".cts"], family: "ts", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
+  {
+    id: "TypeScript",
+    name: "TypeScript",
+    aliases: ["ts", "typescript", "mts", "cts"],
+    extensions: [".ts", ".mts", ".cts"],
+    family: "ts",
+    comments: "c",
+    tokenRuns: true,
+    stringKinds: ["string", "template_string"],
+  },
   { id: "Tsx", name: "TSX", aliases: ["tsx"], extensions: [".tsx"], family: "ts", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
-  { id: "JavaScript", name: "JavaScript", aliases: ["js", "javascript", "jsx", "mjs", "cjs"], extensions: [".js", ".mjs", ".cjs", ".jsx"], family: "js", comments: "c", tokenRuns: true, stringKinds: ["string", "template_string"] },
+  {
+    id: "JavaScript",
+    name: "JavaScript",
+    aliases: ["js", "javascript", "jsx", "mjs", "cjs"],
+    extensions: [".js", ".mjs", ".cjs", ".jsx"],
+    family: "js",
+    comments: "c",
+    tokenRuns: true,
+    stringKinds: ["string", "template_string"],
+  },
   { id: "Css", name: "CSS", aliases: ["css"], extensions: [".css"], family: "css", comments: "c", tokenRuns: false, stringKinds: ["string_value"] },
-  { id: "Html", name: "HTML", aliases: ["html", "htm"], extensions: [".html", ".htm"], family: "html", comments: "none", tokenRuns: false, stringKinds: ["quoted_attribute_value", "raw_text"] },
-  { id: "json", name: "JSON", aliases: ["json"], extensions: [".json"], dynamicPackage: "@ast-grep/lang-json", family: "json", comments: "none", tokenRuns: false, stringKinds: ["string"] },
-  { id: "python", name: "Python", aliases: ["py", "python"], extensions: [".py", ".pyi"], dynamicPackage: "@ast-grep/lang-python", family: "python", comments: "hash", tokenRuns: false, stringKinds: ["string"] },
-  { id: "go", name: "Go", aliases: ["go", "golang"], extensions: [".go"], dynamicPackage: "@ast-grep/lang-go", family: "go", comments: "c", tokenRuns: true, stringKinds: ["raw_string_literal", "interpreted_string_literal"] },
-  { id: "rust", name: "Rust", aliases: ["rs", "rust"], extensions: [".rs"], dynamicPackage: "@ast-grep/lang-rust", family: "rust", comments: "c", tokenRuns: false, stringKinds: ["string_literal", "raw_string_literal"] },
+  {
+    id: "Html",
+    name: "HTML",
+    aliases: ["html", "htm"],
+    extensions: [".html", ".htm"],
+    family: "html",
+    comments: "none",
+    tokenRuns: false,
+    stringKinds: ["quoted_attribute_value", "raw_text"],
+  },
+  {
+    id: "json",
+    name: "JSON",
+    aliases: ["json"],
+    extensions: [".json"],
+    dynamicPackage: "@ast-grep/lang-json",
+    family: "json",
+    comments: "none",
+    tokenRuns: false,
+    stringKinds: ["string"],
+  },
+  {
+    id: "python",
+    name: "Python",
+    aliases: ["py", "python"],
+    extensions: [".py", ".pyi"],
+    dynamicPackage: "@ast-grep/lang-python",
+    family: "python",
+    comments: "hash",
+    tokenRuns: false,
+    stringKinds: ["string"],
+  },
+  {
+    id: "go",
+    name: "Go",
+    aliases: ["go", "golang"],
+    extensions: [".go"],
+    dynamicPackage: "@ast-grep/lang-go",
+    family: "go",
+    comments: "c",
+    tokenRuns: true,
+    stringKinds: ["raw_string_literal", "interpreted_string_literal"],
+  },
+  {
+    id: "rust",
+    name: "Rust",
+    aliases: ["rs", "rust"],
+    extensions: [".rs"],
+    dynamicPackage: "@ast-grep/lang-rust",
+    family: "rust",
+    comments: "c",
+    tokenRuns: false,
+    stringKinds: ["string_literal", "raw_string_literal"],
+  },
 ];
 
 const BY_ALIAS = new Map<string, LangInfo>();
@@ -94,9 +161,10 @@ export function dynamicRegistration(ids: readonly string[]): Record<string, unkn
     if (!lang.dynamicPackage) continue;
     let mod: { libraryPath: string; extensions: string[]; languageSymbol?: string; expandoChar?: string; metaVarChar?: string };
     try {
-      mod = require(lang.dynamicPackage);
+      mod = require(lang.dynamicPackage) as typeof mod;
       // Touch the lazy getter now so a missing parser is reported here, clearly.
-      void mod.libraryPath;
+      // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the read is the check
+      mod.libraryPath;
     } catch (err) {
       throw new ToolError(`Language ${lang.name} is unavailable: cannot load ${lang.dynamicPackage} (${messageOf(err)})`);
     }

@@ -46,7 +46,7 @@ export class NativeFinder {
     if (statSync(abs, { throwIfNoEntry: false })?.isFile() !== true) return Promise.resolve(null);
     return new Promise((resolve) => {
       let byLang = this.#queues.get(c);
-      if (!byLang) this.#queues.set(c, (byLang = new Map()));
+      if (!byLang) this.#queues.set(c, (byLang = new Map<string, Pending[]>()));
       let queue = byLang.get(lang);
       if (!queue) byLang.set(lang, (queue = []));
       queue.push({ abs, text, resolve });
@@ -99,7 +99,7 @@ export class NativeFinder {
     };
     let started: Promise<number>;
     try {
-      started = this.napi.findInFiles(lang as never, { paths: batch.map((p) => p.abs), matcher: c.rule as never }, onFile as never);
+      started = this.napi.findInFiles(lang, { paths: batch.map((p) => p.abs), matcher: c.rule as never }, onFile);
     } catch {
       this.#refuse(c, lang);
       unsure = true;

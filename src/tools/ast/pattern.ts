@@ -20,8 +20,8 @@ export function metaVarRefs(text: string): MetaVarRef[] {
   for (const m of text.matchAll(META_RE)) {
     const multiName = m[1];
     const single = m[2];
-    if (multiName !== undefined) out.push({ name: multiName, multi: true, start: m.index!, end: m.index! + m[0].length });
-    else if (single !== undefined) out.push({ name: single, multi: false, start: m.index!, end: m.index! + m[0].length });
+    if (multiName !== undefined) out.push({ name: multiName, multi: true, start: m.index, end: m.index + m[0].length });
+    else if (single !== undefined) out.push({ name: single, multi: false, start: m.index, end: m.index + m[0].length });
   }
   return out;
 }

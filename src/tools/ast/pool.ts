@@ -118,7 +118,7 @@ function abortError(): Error {
 
 /** Every file's result, in input order (holds them all: for callers whose results are small). */
 export async function processFiles(files: readonly EngineFile[], job: EngineJob, options: PoolOptions = {}): Promise<FileResult[]> {
-  const results: FileResult[] = new Array(files.length);
+  const results = new Array<FileResult>(files.length);
   await streamFiles(files, job, (result, index) => (results[index] = result), options);
   return results;
 }

@@ -56,9 +56,7 @@ export interface Overlap {
   reason: "partial" | "outside-capture" | "same-node";
 }
 
-export type PlanResult =
-  | { ok: true; after: string; matches: PlannedMatch[] }
-  | { ok: false; overlaps: Overlap[] };
+export type PlanResult = { ok: true; after: string; matches: PlannedMatch[] } | { ok: false; overlaps: Overlap[] };
 
 interface Node {
   m: RawMatch;
@@ -78,9 +76,9 @@ export function parseTemplate(out: string): TemplatePart[] {
   const re = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
   let last = 0;
   for (const m of out.matchAll(re)) {
-    if (m.index! > last) parts.push({ literal: out.slice(last, m.index) });
+    if (m.index > last) parts.push({ literal: out.slice(last, m.index) });
     parts.push({ ref: { name: (m[1] ?? m[2])!, multi: m[1] !== undefined } });
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   if (last < out.length) parts.push({ literal: out.slice(last) });
   return parts;
@@ -91,7 +89,14 @@ function parseTemplateAt(out: string): Array<TemplatePart & { at: number }> {
   let at = 0;
   return parseTemplate(out).map((p) => {
     const here = at;
-    at += p.literal !== undefined ? p.literal.length : out.startsWith("$$$", here) ? 3 + p.ref!.name.length : out.startsWith("$$", here) ? 2 + p.ref!.name.length : 1 + p.ref!.name.length;
+    at +=
+      p.literal !== undefined
+        ? p.literal.length
+        : out.startsWith("$$$", here)
+          ? 3 + p.ref!.name.length
+          : out.startsWith("$$", here)
+            ? 2 + p.ref!.name.length
+            : 1 + p.ref!.name.length;
     return { ...p, at: here };
   });
 }

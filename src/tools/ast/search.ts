@@ -87,11 +87,17 @@ const CHECKED_LANGS = new Set(["TypeScript", "Tsx", "JavaScript", "python", "go"
 export function validatePattern(napi: Napi, lang: string, pat: string, sel: string | undefined, where?: string): string | undefined {
   const name = langById(lang).name;
   try {
-    napi.parse(lang as never, "").root().findAll(matcherOf(pat, sel) as never);
+    napi
+      .parse(lang as never, "")
+      .root()
+      .findAll(matcherOf(pat, sel) as never);
   } catch (err) {
     // napi reports a rule error as a chain (`rule` is not configured correctly / |->…): the
     // last link is the core's reason, the one the CLI's `--debug-query` shows.
-    const lines = (err instanceof Error ? err.message : String(err)).split("\n").map((l) => l.replace(/^\s*\|->/, "").trim()).filter(Boolean);
+    const lines = (err instanceof Error ? err.message : String(err))
+      .split("\n")
+      .map((l) => l.replace(/^\s*\|->/, "").trim())
+      .filter(Boolean);
     const msg = lines[lines.length - 1] ?? "invalid pattern";
     throw new ToolError(`Invalid pattern for ${name}: ${pat}: ${msg}${where ? ` (${where})` : ""}`);
   }
@@ -100,7 +106,10 @@ export function validatePattern(napi: Napi, lang: string, pat: string, sel: stri
   if (sel || !CHECKED_LANGS.has(lang)) return undefined;
   const expando = expandoChar(lang);
   const source = expando === "$" ? pat : pat.replace(/\$(?=\$*[A-Z_])/g, expando);
-  const error = napi.parse(lang as never, source).root().find({ rule: { kind: "ERROR" } } as never);
+  const error = napi
+    .parse(lang as never, source)
+    .root()
+    .find({ rule: { kind: "ERROR" } });
   if (!error) return undefined;
   return `Pattern ${JSON.stringify(pat)} (${name}${where ? `, ${where}` : ""}) contains an ERROR node and may cause unexpected results (the ast-grep CLI's warning)`;
 }
@@ -132,7 +141,9 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     if (langOf.size === 0 && !restricted) {
       if (discovery.files.length === 0) throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
       if (discovery.singleFile || discovery.source === "explicit") {
-        throw new ToolError(`\`lang\` is required for ${input.toolName} when language cannot be inferred from all files: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`);
+        throw new ToolError(
+          `\`lang\` is required for ${input.toolName} when language cannot be inferred from all files: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`,
+        );
       }
       throw new ToolError(`\`lang\` is required for ${input.toolName} when no files match path/glob`);
     }
@@ -207,7 +218,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const skipped: SearchOutcome["skipped"] = discovery.skipped.map((s) => ({ path: s.rel, reason: "unreadable" as const, message: s.message }));
   const engineSkips: Array<SearchOutcome["skipped"][number] & { index: number }> = [];
   let filesSearched = 0;
-  const results: FileResult[] = input.onResult ? [] : new Array(files.length);
+  const results: FileResult[] = input.onResult ? [] : new Array<FileResult>(files.length);
   const sink = input.onResult;
   await streamFiles(
     files,
@@ -222,7 +233,18 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   );
   engineSkips.sort((a, b) => a.index - b.index);
   for (const { index: _index, ...s } of engineSkips) skipped.push(s);
-  return { napi, discovery, langOf, langs, results, skipped, filesSearched, prefilter, patternIssues, patternWarnings: [...warnings].map(([text, op]) => ({ op, text })) };
+  return {
+    napi,
+    discovery,
+    langOf,
+    langs,
+    results,
+    skipped,
+    filesSearched,
+    prefilter,
+    patternIssues,
+    patternWarnings: [...warnings].map(([text, op]) => ({ op, text })),
+  };
 }
 
 /** Capture names of a pattern (name → multi), for ast_grep's meta display. */

@@ -15,7 +15,12 @@ import { Intervals } from "./intervals.js";
 export type SgNode = ReturnType<ReturnType<Napi["parse"]>["root"]>;
 
 /** A napi rule object (`NapiConfig`: rule, constraints, utils, transform). */
-export type RuleConfig = { rule: Record<string, unknown>; constraints?: Record<string, unknown>; utils?: Record<string, unknown>; transform?: Record<string, unknown> } & Record<string, unknown>;
+export type RuleConfig = {
+  rule: Record<string, unknown>;
+  constraints?: Record<string, unknown>;
+  utils?: Record<string, unknown>;
+  transform?: Record<string, unknown>;
+} & Record<string, unknown>;
 
 export interface EngineOp {
   /** The pattern (ast_edit, ast_grep); ignored when `config` is given. */
@@ -202,7 +207,14 @@ export function combine(ops: readonly EngineOp[], active: readonly number[], sel
  * and the ERROR nodes' ranges. Matches resting on a syntax error are flagged `bad` (see
  * flagErrors); nothing is dropped here.
  */
-export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonly number[], sel: string | undefined, offset: number, options: TraverseOptions = {}): Walked {
+export function traverse(
+  root: SgNode,
+  ops: readonly EngineOp[],
+  active: readonly number[],
+  sel: string | undefined,
+  offset: number,
+  options: TraverseOptions = {},
+): Walked {
   if (active.length === 0) return { found: [], errors: [], missing: [] };
   const c = combine(ops, active, sel);
   if (c === null) {
@@ -212,7 +224,7 @@ export function traverse(root: SgNode, ops: readonly EngineOp[], active: readonl
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    const { errors, missing, brackets } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } } as never), offset);
+    const { errors, missing, brackets } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
     flagErrors(found, errors, missing, brackets!, ops, offset);
     return { found, errors, missing, brackets: brackets! };
   }
@@ -298,14 +310,18 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
       for (const n of nodes) {
         if (!n.text().includes("\n")) continue;
         const rule = { rule: { any: options.stringKinds.map((kind) => ({ kind })) } };
-        for (const s of n.findAll(rule as never)) {
+        for (const s of n.findAll(rule)) {
           const sr = s.range();
           if (sr.start.line !== sr.end.line) (literals ??= []).push(...literalText(s, offset));
         }
       }
     }
   }
-  return { node, match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) }, ...(prefix ? { prefix } : {}) };
+  return {
+    node,
+    match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) },
+    ...(prefix ? { prefix } : {}),
+  };
 }
 
 /**
@@ -407,7 +423,14 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
  * capture's text is copied verbatim and a zero-width token changes no text); elsewhere in the
  * match it is flagged.
  */
-function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, number]>, missing: readonly Missing[], brackets: ReadonlyMap<string, [number, number]>, ops: readonly EngineOp[], offset: number): void {
+function flagErrors(
+  found: readonly Found[],
+  errors: ReadonlyArray<[number, number]>,
+  missing: readonly Missing[],
+  brackets: ReadonlyMap<string, [number, number]>,
+  ops: readonly EngineOp[],
+  offset: number,
+): void {
   if (errors.length === 0 && missing.length === 0) return;
   const index = new Intervals(errors);
   const invented = new Intervals(missing.map(([at]): [number, number] => [at, at]));
@@ -429,7 +452,10 @@ function flagErrors(found: readonly Found[], errors: ReadonlyArray<[number, numb
     // Near an invented token, the node's own zero-width leaves tell (one at its end may be a
     // sibling's: `f(x)` with a MISSING `!` after it).
     if (invented.inside(match.start, match.end).next().done) continue;
-    const own = node.findAll({ rule: { regex: "^$" } } as never).filter(isMissing).map((n) => n.range().start.index + offset);
+    const own = node
+      .findAll({ rule: { regex: "^$" } })
+      .filter(isMissing)
+      .map((n) => n.range().start.index + offset);
     if (own.length === 0) continue;
     if (own.some((at) => !captures().some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }

@@ -154,7 +154,13 @@ export class BabelHook {
   /** What compiled output depends on besides the file: versions, Node (preset-env's target), env, kind. */
   #key(kind: BabelKind): string {
     if (this.#fingerprint === undefined) {
-      const names = ["@babel/core", "@babel/register", ...(this.#hasPresetEnv() ? ["@babel/preset-env"] : []), kind === "ts" ? "@babel/preset-typescript" : "@babel/preset-flow", ...PLUGINS];
+      const names = [
+        "@babel/core",
+        "@babel/register",
+        ...(this.#hasPresetEnv() ? ["@babel/preset-env"] : []),
+        kind === "ts" ? "@babel/preset-typescript" : "@babel/preset-flow",
+        ...PLUGINS,
+      ];
       const env = process.env.BABEL_ENV || process.env.NODE_ENV || "development";
       this.#fingerprint = JSON.stringify([kind, process.version, env, names.map((n) => `${n}@${this.#version(n)}`)]);
     }
@@ -163,7 +169,10 @@ export class BabelHook {
 
   #compile(code: string, filename: string): string {
     const kind = this.#kind!;
-    const entry = path.join(this.#dir!, `${createHash("sha256").update(this.#key(kind)).update("\0").update(filename).update("\0").update(code).digest("hex")}.js`);
+    const entry = path.join(
+      this.#dir!,
+      `${createHash("sha256").update(this.#key(kind)).update("\0").update(filename).update("\0").update(code).digest("hex")}.js`,
+    );
     try {
       return readFileSync(entry, "utf8");
     } catch {

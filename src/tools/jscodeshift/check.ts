@@ -10,7 +10,13 @@ import { resolveTransform } from "./resolve.js";
  * `countFiles` (optional) counts the files the step will transform, while the transform loads:
  * a step over enough files for more workers gets them started now (ready when it runs).
  */
-export async function checkTransform(spec: unknown, recipeDir: string, root: string, fileTimeoutMs?: number, countFiles?: () => Promise<number>): Promise<Issue[]> {
+export async function checkTransform(
+  spec: unknown,
+  recipeDir: string,
+  root: string,
+  fileTimeoutMs?: number,
+  countFiles?: () => Promise<number>,
+): Promise<Issue[]> {
   if (typeof spec !== "string") return []; // the schema check has reported it
   let mod;
   try {

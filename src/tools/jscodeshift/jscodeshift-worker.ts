@@ -76,13 +76,18 @@ async function load(key: string, file: string): Promise<Loaded> {
 }
 
 function firstLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : typeof err === "string" ? err : (() => {
-    try {
-      return String(err);
-    } catch {
-      return "unknown error";
-    }
-  })();
+  const message =
+    err instanceof Error
+      ? err.message
+      : typeof err === "string"
+        ? err
+        : (() => {
+            try {
+              return String(err);
+            } catch {
+              return "unknown error";
+            }
+          })();
   const line = message.split(/\r?\n/).find((l) => l.trim() !== "") ?? "";
   const name = err instanceof Error && err.name && err.name !== "Error" ? `${err.name}: ` : "";
   return `${name}${line.trim()}` || (err instanceof Error ? err.name : "unknown error");
@@ -92,7 +97,14 @@ async function handle(msg: ToWorker): Promise<LoadReply | RunReply> {
   if (msg.type === "load") {
     try {
       const entry = await load(msg.key, msg.file);
-      return { type: "loaded", id: msg.id, babelExtensions: babel.defaultExtensions(), ok: true, isFunction: typeof entry.transform === "function", ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}) };
+      return {
+        type: "loaded",
+        id: msg.id,
+        babelExtensions: babel.defaultExtensions(),
+        ok: true,
+        isFunction: typeof entry.transform === "function",
+        ...(entry.parserName !== undefined ? { parser: entry.parserName } : {}),
+      };
     } catch (err) {
       return { type: "loaded", id: msg.id, babelExtensions: babel.defaultExtensions(), ok: false, error: firstLine(err) };
     }
@@ -121,7 +133,8 @@ async function handle(msg: ToWorker): Promise<LoadReply | RunReply> {
     );
     if (!out) return { type: "done", id: msg.id, status: "skip", reports, stats };
     if (out === msg.source) return { type: "done", id: msg.id, status: "unchanged", reports, stats };
-    if (typeof out !== "string") return { type: "done", id: msg.id, status: "error", error: `The transform returned ${typeof out}, not a string`, reports, stats };
+    if (typeof out !== "string")
+      return { type: "done", id: msg.id, status: "error", error: `The transform returned ${typeof out}, not a string`, reports, stats };
     return { type: "done", id: msg.id, status: "changed", output: out, reports, stats };
   } catch (err) {
     return { type: "done", id: msg.id, status: "error", error: firstLine(err), reports, stats };

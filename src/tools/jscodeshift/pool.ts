@@ -95,7 +95,11 @@ function workerScript(): string {
  *   every CPU (`fillsCpus`): those threads then only take CPU from the other worker; where CPUs
  *   are left over, the helper threads use them and the flag is not added.
  */
-export function workerExecArgv(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? "", fillsCpus = workersFillCpus()): string[] {
+export function workerExecArgv(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? "",
+  fillsCpus = workersFillCpus(),
+): string[] {
   const chosen = (flag: RegExp) => [...execArgv, nodeOptions].some((a) => flag.test(a));
   const out = [...execArgv];
   if (!chosen(/--max[-_]semi[-_]space[-_]size/)) out.push("--max-semi-space-size=8");
@@ -236,7 +240,10 @@ class Slot {
   /** Ends the process (its IPC channel closes, so it exits) and resolves once it has exited. */
   close(): Promise<void> {
     const exited = new Promise<void>((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) { resolve(); return; }
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        resolve();
+        return;
+      }
       this.child.once("exit", () => resolve());
     });
     if (!this.dead) {
@@ -347,7 +354,11 @@ export class TransformPool {
 
   #loadOn(slot: Slot, mod: TransformModule, timeoutMs: number): Promise<LoadReply> {
     slot.keys.add(mod.key);
-    return slot.send({ type: "load", id: ++this.#nextId, key: mod.key, file: mod.file }, timeoutMs, `Loading the transform took longer than ${timeoutMs} ms; its worker was stopped`) as Promise<LoadReply>;
+    return slot.send(
+      { type: "load", id: ++this.#nextId, key: mod.key, file: mod.file },
+      timeoutMs,
+      `Loading the transform took longer than ${timeoutMs} ms; its worker was stopped`,
+    ) as Promise<LoadReply>;
   }
 
   /** Loads the module in one worker (which keeps it): does it export a function, and a parser? */
@@ -377,7 +388,13 @@ export class TransformPool {
    * the timeout fails with that reason, its worker is replaced, and the files queued behind it
    * run elsewhere. Throws only when aborted.
    */
-  async run(mod: TransformModule, files: readonly PoolFile[], options: Record<string, unknown>, settings: RunSettings, onResult: (index: number, outcome: FileOutcome) => void): Promise<void> {
+  async run(
+    mod: TransformModule,
+    files: readonly PoolFile[],
+    options: Record<string, unknown>,
+    settings: RunSettings,
+    onResult: (index: number, outcome: FileOutcome) => void,
+  ): Promise<void> {
     if (files.length === 0) return this.close();
     const { cwd, signal } = settings;
     const fileTimeoutMs = settings.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS;
@@ -403,7 +420,10 @@ export class TransformPool {
         for (const s of slots) this.#retire(s);
         reject(new Error("Aborted"));
       };
-      if (signal?.aborted) { onAbort(); return; }
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
       signal?.addEventListener("abort", onAbort, { once: true });
       const settle = (index: number, outcome: FileOutcome) => {
         sources.delete(index);
@@ -475,7 +495,10 @@ export class TransformPool {
           (source) => {
             if (stopped) return release(slot);
             sources.set(index, source);
-            if (!slot.dead) { send(slot, index, source); return; }
+            if (!slot.dead) {
+              send(slot, index, source);
+              return;
+            }
             // The worker died while the file was read.
             release(slot);
             retry.push(index);

@@ -45,6 +45,8 @@ export function resolveTransform(spec: string, recipeDir: string, root: string):
     if (!path.isAbsolute(file) || !isFile(file)) throw new Error("not a file");
     return { file, key: keyOf(file), via: "package" };
   } catch {
-    throw new Error(`jscodeshift transform not found: ${text} (neither a file relative to the recipe's directory nor a package resolvable from the workspace ${root})`);
+    throw new Error(
+      `jscodeshift transform not found: ${text} (neither a file relative to the recipe's directory nor a package resolvable from the workspace ${root})`,
+    );
   }
 }

@@ -40,9 +40,13 @@ export function expandAliases(ctx: CheckCtx, doc: Document.Parsed): boolean {
       const target = alias.resolve(doc);
       if (!target) return undefined;
       const copy = target.clone() as Node;
-      visit(copy, { Node: () => void nodes++ });
+      visit(copy, {
+        Node: () => {
+          nodes++;
+        },
+      });
       if (nodes > ALIAS_BUDGET) {
-        issue(ctx, alias as unknown as Node, `YAML aliases expand to more than ${ALIAS_BUDGET} nodes: refused`);
+        issue(ctx, alias, `YAML aliases expand to more than ${ALIAS_BUDGET} nodes: refused`);
         ok = false;
         return visit.BREAK;
       }
@@ -109,7 +113,11 @@ export function ignoredKeys(ctx: CheckCtx, map: Map<string, { key: Node; value: 
   for (const [name, { key }] of map) {
     if (known.includes(name)) continue;
     ignored.push(name);
-    ctx.warnings.push({ file: ctx.file, ...posOf(ctx, key), message: `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}` });
+    ctx.warnings.push({
+      file: ctx.file,
+      ...posOf(ctx, key),
+      message: `Unknown key "${name}" in ${what} is ignored, as ast-grep ignores it there. Known keys: ${known.join(", ")}`,
+    });
   }
   return ignored;
 }
@@ -149,7 +157,6 @@ export const ATOMIC_KEYS = ["pattern", "kind", "regex", "nthChild", "range"] as 
 export const RELATIONAL_KEYS = ["inside", "has", "precedes", "follows"] as const;
 export const COMPOSITE_KEYS = ["all", "any", "not", "matches"] as const;
 export const RULE_KEYS: readonly string[] = [...ATOMIC_KEYS, ...RELATIONAL_KEYS, ...COMPOSITE_KEYS];
-const RELATION_KEYS: readonly string[] = [...RULE_KEYS, "stopBy", "field"];
 
 /**
  * Checks a rule object (atomic, relational, composite); returns it as plain data. `relation`: the
@@ -260,7 +267,6 @@ function checkRelation(ctx: CheckCtx, node: YNode, what: string): void {
     str(ctx, field.value, `${what}.field`);
     if (what !== "inside" && what !== "has") issue(ctx, field.key, `field is only valid in inside and has, not ${what}`);
   }
-  void RELATION_KEYS;
 }
 
 function checkExpansion(ctx: CheckCtx, node: YNode, what: string): Expansion | undefined {
@@ -285,7 +291,7 @@ export function checkFix(ctx: CheckCtx, node: YNode): Fix | undefined {
       return undefined;
     }
     const fixes = node.items.map((item, i) => {
-      const m = isMap(item) ? entries(ctx, item as YNode, `fix[${i}]`) : undefined;
+      const m = isMap(item) ? entries(ctx, item, `fix[${i}]`) : undefined;
       if (m && !m.has("title")) issue(ctx, item as YNode, "a fix in a list must have a title");
       return checkFix(ctx, item as YNode);
     });
@@ -399,7 +405,7 @@ export function checkTransform(ctx: CheckCtx, node: YNode): Record<string, Trans
       }
       const im = entries(ctx, inner.value, `transform.${name}.${kind}`);
       if (!im) continue;
-      ignoredKeys(ctx, im, TRANSFORM_KEYS[kind]!, `transform.${name}.${kind}`);
+      ignoredKeys(ctx, im, TRANSFORM_KEYS[kind], `transform.${name}.${kind}`);
       t = { [kind]: plain(inner.value) } as unknown as Transformation;
       for (const req of REQUIRED[kind]!) if (!im.has(req)) issue(ctx, inner.value, `transform.${name}.${kind} needs \`${req}\``);
       for (const [k, v] of im) {
@@ -417,7 +423,9 @@ export function checkTransform(ctx: CheckCtx, node: YNode): Record<string, Trans
       issue(ctx, value, `transform.${name}: toCase must be one of ${CASES.join(", ")}, got "${args.toCase}"`);
     }
     if (kind === "convert" && Array.isArray(args.separatedBy)) {
-      for (const sep of args.separatedBy) if (!SEPARATORS.includes(String(sep))) issue(ctx, value, `transform.${name}: separatedBy entries must be ${SEPARATORS.join(", ")}, got "${String(sep)}"`);
+      for (const sep of args.separatedBy)
+        if (!SEPARATORS.includes(String(sep)))
+          issue(ctx, value, `transform.${name}: separatedBy entries must be ${SEPARATORS.join(", ")}, got "${String(sep)}"`);
     }
     if (kind === "rewrite" && typeof args.rewriters === "string") args.rewriters = [args.rewriters];
     out[name] = t;

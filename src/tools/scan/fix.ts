@@ -96,7 +96,7 @@ class MatchEnv implements TemplateEnv {
     if ("substring" in t) {
       const s = this.#sourceText(t.substring.source);
       if (s === undefined) return undefined;
-      const chars = [...s];
+      const chars = Array.from(s);
       const norm = (i: number | undefined, dflt: number) => (i === undefined ? dflt : i < 0 ? Math.max(0, chars.length + i) : Math.min(i, chars.length));
       const a = norm(t.substring.startChar, 0);
       const b = norm(t.substring.endChar, chars.length);
@@ -155,7 +155,14 @@ class MatchEnv implements TemplateEnv {
     type Hit = { start: number; end: number; depth: number; order: number; node: SgNode; w: Rewriter };
     const hits: Hit[] = [];
     rewriters.forEach((w, order) => {
-      const found = node.findAll(napiConfigOf({ rule: w.rule, utils: { ...this.ctx.utils, ...w.utils }, ...(w.constraints ? { constraints: w.constraints } : {}), ...(w.transform ? { transform: w.transform } : {}) }) as never);
+      const found = node.findAll(
+        napiConfigOf({
+          rule: w.rule,
+          utils: { ...this.ctx.utils, ...w.utils },
+          ...(w.constraints ? { constraints: w.constraints } : {}),
+          ...(w.transform ? { transform: w.transform } : {}),
+        }) as never,
+      );
       for (const n of found) {
         if (!this.#agrees(n, w)) continue;
         const [s, e] = rangeOf(n);
@@ -170,7 +177,7 @@ class MatchEnv implements TemplateEnv {
       if (last && last.start === h.start && last.end === h.end && last.depth === h.depth) continue;
       last = h;
       const env = new MatchEnv(this.text, h.node, h.w, this.ctx, this);
-      out.push({ start: h.start, end: h.end, text: renderFix(templateParts(h.w.fix!.template), env, h.start) });
+      out.push({ start: h.start, end: h.end, text: renderFix(templateParts(h.w.fix.template), env, h.start) });
     }
     return out;
   }
@@ -243,7 +250,7 @@ export function convertCase(s: string, toCase: string, separatedBy?: string[]): 
   if (toCase === "capitalize") return cap(s);
   const seps = separatedBy ?? ["caseChange", "dash", "dot", "slash", "space", "underscore"];
   const chars: Record<string, string> = { dash: "-", dot: ".", slash: "/", space: " ", underscore: "_" };
-  const delim = new Set(seps.flatMap((x) => (chars[x] ? [chars[x]!] : [])));
+  const delim = new Set(seps.flatMap((x) => (chars[x] ? [chars[x]] : [])));
   const words: string[] = [];
   let cur = "";
   for (let i = 0; i < s.length; i++) {

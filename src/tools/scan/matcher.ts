@@ -41,15 +41,25 @@ export function traversalMatcher(napi: Napi): RuleMatcher {
   const ops = new WeakMap<ScanRule, EngineOp>();
   return {
     matchFile(text, lang, rules) {
-      const root = napi.parse(lang as never, text);
+      const root = napi.parse(lang, text);
       const list = rules.map((r) => {
         let op = ops.get(r);
         // Every metavariable the rule can capture: an error node inside one is copied verbatim,
         // so it does not make the match rest on the error (flagErrors).
-        if (!op) ops.set(r, (op = { pat: "", config: napiConfigOf(r) as RuleConfig, captures: {}, all: Object.fromEntries([...capturedVars(r)].map((v) => [v, false])) }));
+        if (!op)
+          ops.set(
+            r,
+            (op = { pat: "", config: napiConfigOf(r) as RuleConfig, captures: {}, all: Object.fromEntries([...capturedVars(r)].map((v) => [v, false])) }),
+          );
         return op;
       });
-      const { found } = traverse(root.root(), list, list.map((_, i) => i), undefined, 0);
+      const { found } = traverse(
+        root.root(),
+        list,
+        list.map((_, i) => i),
+        undefined,
+        0,
+      );
       const byRule = new Map<number, RuleMatches["nodes"]>();
       for (const f of found) {
         const nodes = byRule.get(f.match.op) ?? [];

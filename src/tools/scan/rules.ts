@@ -6,21 +6,53 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
+import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { yamlErrorText } from "../../util/yaml-error.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
-import { checkFix, checkRule, checkTransform, entries, expandAliases, ignoredKeys, issue, onlyKeys, plain, posOf, str, strList, type CheckCtx } from "./check.js";
+import {
+  checkFix,
+  checkRule,
+  checkTransform,
+  entries,
+  expandAliases,
+  ignoredKeys,
+  issue,
+  onlyKeys,
+  plain,
+  posOf,
+  str,
+  strList,
+  type CheckCtx,
+} from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
-import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, TestConfig } from "./types.js";
+import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule } from "./types.js";
 
-const TOP_KEYS = ["id", "language", "rule", "constraints", "utils", "transform", "rewriters", "fix", "files", "ignores", "severity", "message", "note", "labels", "url", "metadata"];
+const TOP_KEYS = [
+  "id",
+  "language",
+  "rule",
+  "constraints",
+  "utils",
+  "transform",
+  "rewriters",
+  "fix",
+  "files",
+  "ignores",
+  "severity",
+  "message",
+  "note",
+  "labels",
+  "url",
+  "metadata",
+];
 const SEVERITIES: readonly Severity[] = ["error", "warning", "info", "hint", "off"];
 const SGCONFIG_KEYS = ["ruleDirs", "utilDirs", "testConfigs", "languageGlobs"];
 const UNSUPPORTED_SGCONFIG: Record<string, string> = {
-  customLanguages: "customLanguages is not supported by tollgate (it needs tree-sitter parsers compiled for the ast-grep CLI); remove it or run those rules with ast-grep",
+  customLanguages:
+    "customLanguages is not supported by tollgate (it needs tree-sitter parsers compiled for the ast-grep CLI); remove it or run those rules with ast-grep",
   languageInjections: "languageInjections is not supported by tollgate (napi parses each file in one language); remove it or run those rules with ast-grep",
 };
 
@@ -94,7 +126,7 @@ export function yamlDocuments(file: string, text: string, issues: Issue[], warni
     }
     if (doc.contents === null) continue; // an empty document (a trailing ---)
     if (!expandAliases(ctx, doc)) continue;
-    out.push({ ctx, root: doc.contents as Node });
+    out.push({ ctx, root: doc.contents });
   }
   return out;
 }
@@ -133,7 +165,7 @@ export function readProjectConfig(file: string, displayBase: string, issues: Iss
     if (!e) return;
     for (const [i, d] of (strList(ctx, e.value, key) ?? []).entries()) {
       const abs = path.resolve(dir, d);
-      let ok = false;
+      let ok: boolean;
       try {
         ok = statSync(abs).isDirectory();
       } catch {
@@ -161,7 +193,7 @@ export function readProjectConfig(file: string, displayBase: string, issues: Iss
         }
         const testDir = str(ctx, t.value, "testDir");
         const snap = m.get("snapshotDir") ? str(ctx, m.get("snapshotDir")!.value, "snapshotDir") : undefined;
-        if (testDir !== undefined) config.testConfigs.push({ testDir: path.resolve(dir, testDir), ...(snap ? { snapshotDir: snap } : {}) } as TestConfig);
+        if (testDir !== undefined) config.testConfigs.push({ testDir: path.resolve(dir, testDir), ...(snap ? { snapshotDir: snap } : {}) });
       }
   }
   const lg = map.get("languageGlobs");
@@ -220,7 +252,8 @@ function checkRewriters(ctx: CheckCtx, node: Node | null | undefined): Rewriter[
     const constraints = m.get("constraints") ? checkRuleMap(ctx, m.get("constraints")!.value, "constraints") : undefined;
     const utils = m.get("utils") ? checkRuleMap(ctx, m.get("utils")!.value, "utils") : undefined;
     const transform = m.get("transform") ? checkTransform(ctx, m.get("transform")!.value) : undefined;
-    if (id && rule && fix) out.push({ id, rule, fix, ...(constraints ? { constraints } : {}), ...(utils ? { utils } : {}), ...(transform ? { transform } : {}) });
+    if (id && rule && fix)
+      out.push({ id, rule, fix, ...(constraints ? { constraints } : {}), ...(utils ? { utils } : {}), ...(transform ? { transform } : {}) });
   }
   return out;
 }
@@ -238,11 +271,11 @@ function globList(ctx: CheckCtx, node: Node | null | undefined, what: string): s
     const out: string[] = [];
     for (const item of node.items) {
       if (isMap(item)) {
-        const m = entries(ctx, item as Node, `${what} entry`)!;
+        const m = entries(ctx, item, `${what} entry`)!;
         onlyKeys(ctx, m, ["glob", "caseInsensitive"], `${what} entry`);
         const g = m.get("glob") ? str(ctx, m.get("glob")!.value, `${what} glob`) : undefined;
         if (g) out.push(g);
-        else if (!m.has("glob")) issue(ctx, item as Node, `${what} entry needs glob`);
+        else if (!m.has("glob")) issue(ctx, item, `${what} entry needs glob`);
       } else {
         const g = str(ctx, item as Node, `${what} entry`);
         if (g !== undefined) out.push(g);
@@ -277,7 +310,8 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
   let severity: Severity = "hint";
   if (map.get("severity")) {
     const s = str(ctx, map.get("severity")!.value, "severity");
-    if (s !== undefined && !SEVERITIES.includes(s as Severity)) issue(ctx, map.get("severity")!.value, `severity must be one of ${SEVERITIES.join(", ")}, got "${s}"`);
+    if (s !== undefined && !SEVERITIES.includes(s as Severity))
+      issue(ctx, map.get("severity")!.value, `severity must be one of ${SEVERITIES.join(", ")}, got "${s}"`);
     else if (s) severity = s as Severity;
   }
   const text = (key: string) => (map.get(key) ? str(ctx, map.get(key)!.value, key) : undefined);
@@ -308,7 +342,9 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
   for (const t of [transform, ...(rewriters ?? []).map((r) => r.transform)]) {
     for (const [name, tr] of Object.entries(t ?? {})) {
       if ("rewrite" in tr) {
-        for (const rid of tr.rewrite.rewriters) if (!rewriterIds.has(rid)) issue(ctx, map.get("transform")?.value ?? root, `transform.${name}: rewriter "${rid}" is not defined in this rule's rewriters`);
+        for (const rid of tr.rewrite.rewriters)
+          if (!rewriterIds.has(rid))
+            issue(ctx, map.get("transform")?.value ?? root, `transform.${name}: rewriter "${rid}" is not defined in this rule's rewriters`);
       }
     }
   }
@@ -374,7 +410,12 @@ function readUtils(dirs: string[], displayBase: string, issues: Issue[], warning
 function napiRuleError(err: unknown): string {
   const parts = String((err as Error)?.message ?? err)
     .split("\n")
-    .map((l) => l.replace(/^\s*\|->\s*/, "").trim().replace(/\.$/, ""))
+    .map((l) =>
+      l
+        .replace(/^\s*\|->\s*/, "")
+        .trim()
+        .replace(/\.$/, ""),
+    )
     .filter((l) => l !== "" && !/^\^+$/.test(l));
   return `${parts.reduce((out, p) => (out === "" ? p : out.endsWith(":") ? `${out} ${p}` : `${out}: ${p}`), "")}.`;
 }
@@ -386,7 +427,7 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
   const roots = new Map<string, ReturnType<ReturnType<typeof napi.parse>["root"]>>();
   const rootOf = (lang: string) => {
     let r = roots.get(lang);
-    if (!r) roots.set(lang, (r = napi.parse(lang as never, "").root()));
+    if (!r) roots.set(lang, (r = napi.parse(lang, "").root()));
     return r;
   };
   const tryConfig = (raw: RawRule, config: Record<string, unknown>, node: Node | null | undefined, what: string) => {
@@ -401,12 +442,21 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
     const before = issues.length;
     tryConfig(raw, napiConfigOf(r), raw.nodes.get("rule")?.value, `rule ${r.id}`);
     for (const rw of r.rewriters ?? []) {
-      tryConfig(raw, { rule: rw.rule, ...(rw.constraints ? { constraints: rw.constraints } : {}), utils: { ...r.utils, ...rw.utils } }, raw.nodes.get("rewriters")?.value, `rewriter ${rw.id}`);
+      tryConfig(
+        raw,
+        { rule: rw.rule, ...(rw.constraints ? { constraints: rw.constraints } : {}), utils: { ...r.utils, ...rw.utils } },
+        raw.nodes.get("rewriters")?.value,
+        `rewriter ${rw.id}`,
+      );
     }
-    for (const [which, e] of [["expandStart", r.fix?.expandStart], ["expandEnd", r.fix?.expandEnd]] as const) {
+    for (const [which, e] of [
+      ["expandStart", r.fix?.expandStart],
+      ["expandEnd", r.fix?.expandEnd],
+    ] as const) {
       if (!e) continue;
       tryConfig(raw, { rule: e.rule, ...(r.utils ? { utils: r.utils } : {}) }, raw.nodes.get("fix")?.value, `fix.${which}`);
-      if (typeof e.stopBy === "object") tryConfig(raw, { rule: e.stopBy.rule, ...(r.utils ? { utils: r.utils } : {}) }, raw.nodes.get("fix")?.value, `fix.${which}.stopBy`);
+      if (typeof e.stopBy === "object")
+        tryConfig(raw, { rule: e.stopBy.rule, ...(r.utils ? { utils: r.utils } : {}) }, raw.nodes.get("fix")?.value, `fix.${which}.stopBy`);
     }
     if (issues.length > before) raw.rule = undefined;
   }
@@ -534,5 +584,3 @@ async function expandRuleGlob(baseDir: string, entry: string): Promise<string[]>
   const { glob } = await import("tinyglobby");
   return (await glob(entry, { cwd: baseDir, absolute: true, onlyFiles: true })).sort();
 }
-
-void isScalar;

@@ -58,7 +58,7 @@ export function parseFixTemplate(template: string, mvChar = "$"): TemplatePart[]
   let i = 0;
   while (i < template.length) {
     if (template[i] !== mvChar) {
-      lit += template[i];
+      lit += template[i]!;
       i++;
       continue;
     }
@@ -69,7 +69,7 @@ export function parseFixTemplate(template: string, mvChar = "$"): TemplatePart[]
     let j = i + n;
     while (isVarChar(template[j])) j++;
     if (j === i + n) {
-      lit += template[i];
+      lit += template[i]!;
       i++;
       continue;
     }

@@ -70,7 +70,7 @@ function child(node: YNode, key: string): YNode {
 
 function keyNode(node: YNode, key: string): YNode {
   if (!isMap(node)) return undefined;
-  for (const pair of node.items) if (isScalar(pair.key) && String(pair.key.value) === key) return pair.key as Node;
+  for (const pair of node.items) if (isScalar(pair.key) && String(pair.key.value) === key) return pair.key;
   return undefined;
 }
 
@@ -82,7 +82,8 @@ function fixTemplates(node: YNode): Array<{ template: string; at: YNode }> {
   return isScalar(t) && typeof t.value === "string" ? [{ template: t.value, at: t }] : [];
 }
 
-const undefinedVar = (name: string, section: string) => `Undefined meta var \`${name}\` used in \`${section}\` (the rule, its local utils, constraints and transforms do not define $${name}; ast-grep refuses the rule too)`;
+const undefinedVar = (name: string, section: string) =>
+  `Undefined meta var \`${name}\` used in \`${section}\` (the rule, its local utils, constraints and transforms do not define $${name}; ast-grep refuses the rule too)`;
 
 export interface CoreParts {
   rule: RuleObject;
@@ -120,7 +121,8 @@ function checkCore(ctx: CheckCtx, core: CoreParts, node: YNode, extraUtils?: Rec
     issue(ctx, keyNode(tnode, name) ?? node, `\`${name}\` has a cyclic dependency (transform ${chain.map((s) => `$${s}`).join(" → ")} → $${name})`);
   }
   for (const name of Object.keys(transform)) {
-    if (vars.has(name) && !cyclic.has(name)) issue(ctx, keyNode(tnode, name) ?? node, `Transform var \`${name}\` has already defined (the rule captures a metavariable of that name)`);
+    if (vars.has(name) && !cyclic.has(name))
+      issue(ctx, keyNode(tnode, name) ?? node, `Transform var \`${name}\` has already defined (the rule captures a metavariable of that name)`);
     vars.add(name);
   }
   for (const [name, t] of Object.entries(transform)) {
