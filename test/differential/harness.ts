@@ -66,7 +66,7 @@ const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charC
 async function parser(l: CorpusLang): Promise<(text: string) => SgRoot> {
   const napi = await loadNapi();
   ensureLanguages(napi, [LANGS.find((x) => x.id === l.napi)!.id]);
-  return (text) => napi.parse(l.napi as never, text);
+  return (text) => napi.parse(l.napi, text);
 }
 
 const hasError = (root: SgRoot) => root.root().find({ rule: { kind: "ERROR" } }) !== null;
