@@ -27,7 +27,7 @@ export const NEEDLES = ["Effect.map(", "Effect.flatMap(", "Effect.succeed(", "!=
 export const PATTERNS = OPS.map(([pat]) => pat);
 
 const q = (s) => JSON.stringify(s);
-const RECIPE = `version: 1
+export const RECIPE = `version: 1
 name: bench-eight-ops
 steps:
   - tool: ast_edit

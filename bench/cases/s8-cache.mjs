@@ -8,23 +8,11 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import os from "node:os";
 import path from "node:path";
 import { RUNS, alternate, astGrep, effectCorpus, log, removeWorkspace, row, summarize, tollgate, workspace } from "../lib/harness.mjs";
-import { OPS } from "./s3-eight-ops.mjs";
+import { RECIPE, RULES } from "./s3-eight-ops.mjs";
 
 export const id = "S8";
 export const title = "warm result cache: S3's eight rewrites with --cache (vs ast-grep scan; cold fill vs no cache)";
 
-const q = (s) => JSON.stringify(s);
-const RECIPE = `version: 1
-name: bench-cache
-steps:
-  - tool: ast_edit
-    with:
-      ops:
-${OPS.map(([pat, out]) => `        - { pat: ${q(pat)}, out: ${q(out)} }`).join("\n")}
-      lang: ts
-      path: src
-`;
-const RULES = OPS.map(([pat, out], i) => `id: op-${i + 1}\nlanguage: TypeScript\nseverity: hint\nrule:\n  pattern: ${q(pat)}\nfix: ${q(out)}\n`).join("---\n");
 const scanArgs = ["scan", "--rule", "rules.yml", "src"];
 
 /** Outcomes as a comparable text: what a warm run must reproduce. */

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { sha256Hex } from "./digest.js";
+import { sha256 } from "../util/hash.js";
 
 const CODE = /\.(?:[cm]?js|ts)$/;
 
@@ -26,8 +26,8 @@ export function engineBuildId(dir: string): string {
           .some((seg) => seg.startsWith(".")),
     )
     .sort();
-  const parts = files.map((f) => `${path.relative(dir, f)}\0${sha256Hex(readFileSync(f))}`);
-  return sha256Hex(parts.join("\n"));
+  const parts = files.map((f) => `${path.relative(dir, f)}\0${sha256(readFileSync(f))}`);
+  return sha256(parts.join("\n"));
 }
 
 /** `@ast-grep/napi`'s version and every installed `@ast-grep/lang-*` package's, as name@version. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { sha256 } from "../util/hash.js";
 
 /** A value that has no stable text (a function, a symbol, a cycle): it cannot key a cache entry. */
 export class UnkeyableError extends Error {}
@@ -36,14 +37,10 @@ export function canonical(value: unknown, seen: Set<object> = new Set()): string
   }
 }
 
-export function sha256Hex(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
 /** sha256 of the canonical text of `value`, or undefined when it has none. */
 export function digestOf(value: unknown): string | undefined {
   try {
-    return sha256Hex(canonical(value));
+    return sha256(canonical(value));
   } catch (err) {
     if (err instanceof UnkeyableError) return undefined;
     throw err;

@@ -3,7 +3,7 @@
  * language and content. jscodeshift and custom tools are not cached (a transform's result depends
  * on code the cache cannot key exactly).
  */
-import { sha256Hex } from "./digest.js";
+import { sha256 } from "../util/hash.js";
 import { engineCodec, scanCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
 import type { JobView, ResultStore } from "./store.js";
 
@@ -35,7 +35,7 @@ export class ResultCache {
     // The bytes of the file last asked for: a miss is followed by the put of the same file.
     let last: { bytes: Buffer; sha: string } | undefined;
     const shaOf = (bytes: Buffer) => {
-      if (last?.bytes !== bytes) last = { bytes, sha: sha256Hex(bytes) };
+      if (last?.bytes !== bytes) last = { bytes, sha: sha256(bytes) };
       return last.sha;
     };
     return {

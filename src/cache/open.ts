@@ -9,7 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordDir } from "../workspace/journal-record.js";
 import { engineBuildId, engineVersions } from "./build.js";
-import { canonical, sha256Hex } from "./digest.js";
+import { sha256 } from "../util/hash.js";
+import { canonical } from "./digest.js";
 import { ResultCache } from "./index.js";
 import { ResultStore } from "./store.js";
 
@@ -41,7 +42,7 @@ export function defaultLocation(root: string, env: OpenOptions["env"]): string {
   } catch {
     // hashed as given
   }
-  return path.join(base, "tollgate", sha256Hex(real).slice(0, 16));
+  return path.join(base, "tollgate", sha256(real).slice(0, 16));
 }
 
 /**
@@ -78,7 +79,7 @@ function ownCodeDir(): string {
 
 /** The build answers are keyed by: tollgate's engine code, napi and the languages, and the engine's switches. */
 export function buildOf(codeDir: string, env: OpenOptions["env"]): string {
-  return sha256Hex(
+  return sha256(
     canonical({
       engine: engineBuildId(codeDir),
       versions: engineVersions(codeDir),

@@ -14,7 +14,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { digestOf, rangesDigest, sha256Hex } from "./digest.js";
+import { sha256 } from "../util/hash.js";
+import { digestOf, rangesDigest } from "./digest.js";
 
 /** The directory under the cache location that holds tollgate's entries and nothing else. */
 export const ENTRY_DIR = "tollgate-results";
@@ -94,7 +95,7 @@ export class ResultStore {
   view<T>(kind: string, params: unknown, codec: AnswerCodec<T>): JobView<T> | undefined {
     const job = digestOf({ kind, params });
     if (job === undefined) return undefined;
-    const idOf = (part: string, sha: string) => sha256Hex(`${this.#build}\0${job}\0${part}\0${sha}`);
+    const idOf = (part: string, sha: string) => sha256(`${this.#build}\0${job}\0${part}\0${sha}`);
     return {
       get: (part, content) => this.#get(idOf(part, content.sha256), content.text, codec),
       put: (part, content, value) => this.#put(idOf(part, content.sha256), content.text, value, codec),

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync, copyFile
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { engineCodec, type EngineAnswer } from "../../src/cache/answers.js";
-import { sha256Hex } from "../../src/cache/digest.js";
+import { sha256 } from "../../src/util/hash.js";
 import { ResultCache } from "../../src/cache/index.js";
 import { ENTRY_DIR, ResultStore } from "../../src/cache/store.js";
 import { testdir } from "../helpers/testdir.js";
@@ -13,7 +13,7 @@ const ANSWER: EngineAnswer = {
   matches: [{ op: 0, start: 10, end: 19, captures: { A: [14, 15], B: [17, 18] } }],
   issues: [],
 };
-const content = (text: string) => ({ sha256: sha256Hex(text), text });
+const content = (text: string) => ({ sha256: sha256(text), text });
 
 function storeAt(location: string, options: { key?: Buffer; build?: string; maxBytes?: number; maxEntryBytes?: number } = {}) {
   const warnings: string[] = [];
@@ -100,7 +100,7 @@ describe("result store", () => {
     const loc = await testdir();
     const a = storeAt(loc);
     // Signed with the right key but recorded against other text: as a forger holding the key could.
-    a.view.put("TypeScript", { sha256: sha256Hex(TEXT), text: TEXT.replace("foo", "fob") }, ANSWER);
+    a.view.put("TypeScript", { sha256: sha256(TEXT), text: TEXT.replace("foo", "fob") }, ANSWER);
     await a.store.close();
     const b = storeAt(loc);
     expect(b.view.get("TypeScript", content(TEXT))).toBeUndefined();

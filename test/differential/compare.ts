@@ -5,16 +5,11 @@
  */
 import type { SgNode } from "@ast-grep/napi";
 import { explain, type Observed } from "../../src/tools/ast/differences.js";
+import type { AstGrepMatch } from "../../src/tools/ast-grep.js";
 import type { CliMatch } from "./cli.js";
 
-export interface TgMatch {
-  path: string;
-  line: number;
-  col: number;
-  endLine: number;
-  endCol: number;
-  text: string;
-}
+/** A match as ast_grep reports it, by what the comparison reads. */
+export type TgMatch = Pick<AstGrepMatch, "path" | "line" | "col" | "endLine" | "endCol" | "text">;
 
 /** Counts of explained differences by entry id, and the unexplained ones described. */
 export class Verdict {
