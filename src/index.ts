@@ -14,7 +14,7 @@ export type {
   TextContent,
 } from "./custom/types.js";
 export { defineTool } from "./custom/define.js";
-export type { FileChange, PendingAction, StagedAction, TextEdit, Tool, ToolCallResult } from "./session/types.js";
+export type { FileChange, PendingAction, StagedAction, TextEdit, Tool, ToolCallResult } from "./domain/types.js";
 export { PendingActionStore } from "./session/store.js";
 export { Session, STORE_UNAVAILABLE } from "./session/session.js";
 export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";

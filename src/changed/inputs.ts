@@ -10,7 +10,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { Type } from "@sinclair/typebox";
 import { applyVarOverrides, checkSteps, readRecipe } from "../recipe/load.js";
-import type { Tool } from "../session/types.js";
+import type { Tool } from "../domain/types.js";
 import { readProjectConfig } from "../tools/scan/rules.js";
 
 /** The recipe run in a workspace. */

@@ -1,6 +1,6 @@
 import { InputError } from "../errors.js";
-import { readConfigFile } from "../recipe/read.js";
-import { locate, parseYaml } from "../recipe/yaml.js";
+import { readConfigFile } from "../config/read.js";
+import { locate, parseYaml } from "../config/yaml.js";
 
 /**
  * `--approvals FILE`: a YAML list of fingerprints, or of `{ fingerprint, by }` objects.

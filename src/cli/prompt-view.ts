@@ -2,7 +2,7 @@
 // earlier in this run may have changed it), and a summary instead of a diff too long to read.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { FileChange } from "../session/types.js";
+import type { FileChange } from "../domain/types.js";
 import { sha256 } from "../util/hash.js";
 import { applyEdits } from "../workspace/change.js";
 import { fileDiff } from "../workspace/diff.js";

@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, Approver } from "../runner/types.js";
-import type { StagedAction } from "../session/types.js";
+import type { StagedAction } from "../domain/types.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
 import { MAX_PROMPT_DIFF_LINES, promptView } from "./prompt-view.js";
 

@@ -1,8 +1,8 @@
 import * as typebox from "@sinclair/typebox";
-import type { ExecFn } from "../exec.js";
+import type { ExecFn } from "../subprocess.js";
 import type { Logger } from "../logger.js";
 import { STORE_UNAVAILABLE } from "../session/session.js";
-import type { PendingAction } from "../session/types.js";
+import type { PendingAction } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import type { Workspace } from "../workspace/workspace.js";

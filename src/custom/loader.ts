@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { asError, messageOf } from "../util/thrown.js";
 import { DEFAULT_TOOL_LOAD_TIMEOUT_MS } from "../recipe/load.js";
-import type { Tool } from "../session/types.js";
+import type { Tool } from "../domain/types.js";
 import type { CustomToolAPI, CustomToolFactory } from "./types.js";
 
 export const DECLARATIVE_REFUSED = "Declarative tool files (.md, .json) cannot be loaded as executable modules";

@@ -1,10 +1,10 @@
 import type * as TypeBoxModule from "@sinclair/typebox";
 import type { TSchema } from "@sinclair/typebox";
-import type { ExecOptions, ExecResult } from "../exec.js";
+import type { ExecOptions, ExecResult } from "../subprocess.js";
 import type { Logger } from "../logger.js";
-import type { AgentToolResult, Tool, ToolExecContext } from "../session/types.js";
+import type { AgentToolResult, Tool, ToolExecContext } from "../domain/types.js";
 
-export type { AgentToolResult, ImageContent, TextContent, ToolUpdateCallback } from "../session/types.js";
+export type { AgentToolResult, ImageContent, TextContent, ToolUpdateCallback } from "../domain/types.js";
 
 /** What `pi.pushPendingAction` accepts. */
 export interface CustomToolPendingAction {

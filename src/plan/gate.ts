@@ -1,5 +1,5 @@
 import type { PlanGate } from "../runner/types.js";
-import type { StagedAction } from "../session/types.js";
+import type { StagedAction } from "../domain/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { MissingAction, PlanInfo } from "./types.js";
 

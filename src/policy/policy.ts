@@ -1,8 +1,8 @@
 import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
-import { readConfigFile } from "../recipe/read.js";
-import { formatPath, parseYaml, locate, schemaIssues } from "../recipe/yaml.js";
-import type { StagedAction } from "../session/types.js";
+import { readConfigFile } from "../config/read.js";
+import { formatPath, parseYaml, locate, schemaIssues } from "../config/yaml.js";
+import type { StagedAction } from "../domain/types.js";
 import { checkGlob, globMatcher, textGlobMatcher } from "./glob.js";
 import { PolicySchema, type PolicyDecision, type PolicyFile } from "./schema.js";
 

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { InputError, type Issue } from "../errors.js";
-import type { Tool } from "../session/types.js";
-import { readConfigFile } from "./read.js";
+import type { Tool } from "../domain/types.js";
+import { readConfigFile } from "../config/read.js";
 import { MAX_STEPS, RecipeSchema, type RecipeFile } from "./schema.js";
-import { formatPath, locate, parseYaml, schemaIssues, type LocatedDocument, type PathSeg } from "./yaml.js";
+import { formatPath, locate, parseYaml, schemaIssues, type LocatedDocument, type PathSeg } from "../config/yaml.js";
 
 export type VarValue = string | number | boolean;
 

@@ -1,5 +1,5 @@
 import { applyPatch, parsePatch } from "diff";
-import type { ChangeKind, TextEdit } from "../session/types.js";
+import type { ChangeKind, TextEdit } from "../domain/types.js";
 import { sha256 } from "../util/hash.js";
 import { applyEdits } from "../workspace/change.js";
 import { fileDiff } from "../workspace/diff.js";

@@ -1,6 +1,6 @@
 import { InputError, type Issue } from "../errors.js";
 import type { Recipe } from "../recipe/load.js";
-import { formatPath, locate } from "../recipe/yaml.js";
+import { formatPath, locate } from "../config/yaml.js";
 import { PATTERN_CHECKS } from "../tools/preflight.js";
 
 /**

@@ -1,7 +1,7 @@
 import { messageOf } from "../errors.js";
 import type { StepRecord } from "../report/types.js";
 import type { ToolCallRecord } from "../session/session.js";
-import { joinText } from "../session/types.js";
+import { joinText } from "../domain/types.js";
 
 /**
  * A tool's `details` as the JSON report can hold them: a custom tool may return a BigInt, a

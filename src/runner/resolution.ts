@@ -2,7 +2,7 @@ import { BlockedError, StaleError, messageOf } from "../errors.js";
 import { decide, factsOf, type Policy } from "../policy/policy.js";
 import type { Session } from "../session/session.js";
 import type { ResolveParams } from "../session/resolve.js";
-import { joinText, type FileChange, type PendingAction, type StagedAction } from "../session/types.js";
+import { joinText, type FileChange, type PendingAction, type StagedAction } from "../domain/types.js";
 import type { Decision, Outcome, OutcomeRecord, ReportFile } from "../report/types.js";
 import { gitDiff } from "../workspace/diff.js";
 import { STRING_PIECES } from "../report/json.js";

@@ -5,7 +5,7 @@ import { buildReport } from "../report/build.js";
 import { STRING_PIECES } from "../report/json.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import type { ResolveParams } from "../session/resolve.js";
-import { joinText } from "../session/types.js";
+import { joinText } from "../domain/types.js";
 import { startRun } from "../workspace/recover.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { display, prepareRun } from "./prepare.js";

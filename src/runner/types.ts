@@ -1,5 +1,5 @@
 import type { ResultCache } from "../cache/index.js";
-import type { ExecFn } from "../exec.js";
+import type { ExecFn } from "../subprocess.js";
 import type { Logger } from "../logger.js";
 import type { Policy } from "../policy/policy.js";
 import type { PolicyDecision } from "../policy/schema.js";
@@ -8,7 +8,7 @@ import type { Preview } from "../report/patch.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import type { FileScope } from "../scope.js";
 import type { Session } from "../session/session.js";
-import type { StagedAction, Tool } from "../session/types.js";
+import type { StagedAction, Tool } from "../domain/types.js";
 import type { Workspace, WorkspaceFs } from "../workspace/workspace.js";
 
 /** What to run: the recipe, the policy and what the user asked for. Plain data. */

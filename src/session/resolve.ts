@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
 import type { PendingActionStore } from "./store.js";
-import { joinText, type AgentToolResult, type PendingAction, type Tool } from "./types.js";
+import { joinText, type AgentToolResult, type PendingAction, type Tool } from "../domain/types.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
 

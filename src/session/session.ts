@@ -5,7 +5,7 @@ import { sha256 } from "../util/hash.js";
 import { bounded } from "../util/settle.js";
 import { createResolveTool } from "./resolve.js";
 import { PendingActionStore } from "./store.js";
-import { joinText, type AgentToolResult, type PendingAction, type StagedAction, type Tool, type ToolCallResult } from "./types.js";
+import { joinText, type AgentToolResult, type PendingAction, type StagedAction, type Tool, type ToolCallResult } from "../domain/types.js";
 
 export const STORE_UNAVAILABLE = "Pending action store unavailable for custom tools in this runtime.";
 

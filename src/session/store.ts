@@ -1,4 +1,4 @@
-import type { PendingAction } from "./types.js";
+import type { PendingAction } from "../domain/types.js";
 
 export type PushListener = (action: PendingAction, count: number) => void;
 

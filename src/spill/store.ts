@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync, rmdirSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Spilled } from "../session/types.js";
+import type { Spilled } from "../domain/types.js";
 
 /**
  * Where a run keeps texts it must not hold in memory (diffs, until the outputs are assembled):

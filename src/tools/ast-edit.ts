@@ -1,9 +1,9 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, FileChange, TextEdit, Tool } from "../session/types.js";
+import type { AgentToolResult, FileChange, TextEdit, Tool } from "../domain/types.js";
 import type { Discovery } from "../discovery/index.js";
 import type { FileResult } from "./ast/engine.js";
-import { textResult } from "../session/types.js";
+import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { applyEdits, editBetween } from "../workspace/change.js";
 import type { ToolHost } from "./host.js";

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, Tool } from "../session/types.js";
-import { textResult } from "../session/types.js";
+import type { AgentToolResult, Tool } from "../domain/types.js";
+import { textResult } from "../domain/types.js";
 import type { ToolHost } from "./host.js";
 import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";

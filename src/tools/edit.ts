@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, Tool } from "../session/types.js";
-import { textResult } from "../session/types.js";
+import type { AgentToolResult, Tool } from "../domain/types.js";
+import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import { outsideScope } from "../scope.js";

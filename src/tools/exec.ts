@@ -3,9 +3,9 @@ import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import { containScope } from "../discovery/index.js";
 import { ToolError } from "../errors.js";
-import type { ExecResult } from "../exec.js";
-import type { AgentToolResult, Tool } from "../session/types.js";
-import { textResult } from "../session/types.js";
+import type { ExecResult } from "../subprocess.js";
+import type { AgentToolResult, Tool } from "../domain/types.js";
+import { textResult } from "../domain/types.js";
 import type { ToolHost } from "./host.js";
 
 export const execParameters = Type.Object(

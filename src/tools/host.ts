@@ -1,7 +1,7 @@
 import type { ResultCache } from "../cache/index.js";
-import type { ExecFn } from "../exec.js";
+import type { ExecFn } from "../subprocess.js";
 import type { Logger } from "../logger.js";
-import type { PendingAction, Tool } from "../session/types.js";
+import type { PendingAction, Tool } from "../domain/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { FileScope } from "../scope.js";
 

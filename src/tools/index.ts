@@ -1,4 +1,4 @@
-import type { Tool } from "../session/types.js";
+import type { Tool } from "../domain/types.js";
 import { createAstEditTool } from "./ast-edit.js";
 import { createAstGrepTool } from "./ast-grep.js";
 import { createAstScanTool } from "./ast-scan.js";

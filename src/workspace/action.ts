@@ -1,5 +1,5 @@
-import type { AgentToolResult, FileChange, PendingAction } from "../session/types.js";
-import { textResult } from "../session/types.js";
+import type { AgentToolResult, FileChange, PendingAction } from "../domain/types.js";
+import { textResult } from "../domain/types.js";
 import type { Workspace } from "./workspace.js";
 
 export interface FileActionInput {

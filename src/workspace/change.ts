@@ -1,6 +1,6 @@
 import { isAscii } from "node:buffer";
 import type { SpillStore } from "../spill/store.js";
-import type { FileChange, TextEdit } from "../session/types.js";
+import type { FileChange, TextEdit } from "../domain/types.js";
 import { sha256 } from "../util/hash.js";
 import { changeKind, fileDiff } from "./diff.js";
 

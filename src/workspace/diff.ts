@@ -1,5 +1,5 @@
 import { formatPatch, structuredPatch } from "diff";
-import type { ChangeKind, FileChange, TextEdit } from "../session/types.js";
+import type { ChangeKind, FileChange, TextEdit } from "../domain/types.js";
 import { lastAtOrBefore, lineStarts } from "./text.js";
 
 export type { ChangeKind };

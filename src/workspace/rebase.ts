@@ -6,7 +6,7 @@
  * one file all apply, and an edit that does overlap names the action whose write it overlaps.
  * Serves any producer that stages explicit edits (FileChange.edits).
  */
-import type { TextEdit } from "../session/types.js";
+import type { TextEdit } from "../domain/types.js";
 import { applyEdits } from "./change.js";
 
 export interface WrittenChange {

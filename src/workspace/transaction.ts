@@ -1,5 +1,5 @@
 import { BlockedError, StaleError, messageOf } from "../errors.js";
-import type { FileChange, TextEdit } from "../session/types.js";
+import type { FileChange, TextEdit } from "../domain/types.js";
 import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { tempTag } from "./fs.js";

@@ -1,4 +1,4 @@
-import type { FileChange } from "../session/types.js";
+import type { FileChange } from "../domain/types.js";
 import { RunTransaction, type TransactionOptions } from "./transaction.js";
 import { TreeView, type TreeViewOptions } from "./view.js";
 

@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCustomToolAPI, EXEC_NOT_ALLOWED } from "../../src/custom/api.js";
 import { loadCustomToolModule } from "../../src/custom/loader.js";
-import { createExec } from "../../src/exec.js";
+import { createExec } from "../../src/subprocess.js";
 import { silentLogger } from "../../src/logger.js";
 import { Session, STORE_UNAVAILABLE } from "../../src/session/session.js";
 import { Workspace } from "../../src/workspace/workspace.js";

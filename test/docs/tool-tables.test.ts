@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createExec } from "../../src/exec.js";
+import { createExec } from "../../src/subprocess.js";
 import { silentLogger } from "../../src/logger.js";
 import { Session } from "../../src/session/session.js";
 import { builtinTools } from "../../src/tools/index.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PendingActionStore } from "../../src/session/store.js";
 import { NO_PENDING_ACTION, renderResolveLine, resolveParameters, resolveTop } from "../../src/session/resolve.js";
 import { Session, STORE_UNAVAILABLE } from "../../src/session/session.js";
-import type { PendingAction } from "../../src/session/types.js";
+import type { PendingAction } from "../../src/domain/types.js";
 
 function action(label: string, log: string[], extra: Partial<PendingAction> = {}): PendingAction {
   return {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { builtinTools } from "../../src/tools/index.js";
-import { createExec } from "../../src/exec.js";
+import { createExec } from "../../src/subprocess.js";
 import { silentLogger } from "../../src/logger.js";
-import type { AgentToolResult, PendingAction } from "../../src/session/types.js";
+import type { AgentToolResult, PendingAction } from "../../src/domain/types.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { testdir } from "../helpers/testdir.js";
 

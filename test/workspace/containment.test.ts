@@ -5,7 +5,7 @@ import { BlockedError } from "../../src/errors.js";
 import { createFileAction } from "../../src/workspace/action.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { cleanupTempDirs, snapshotTree, tempDir, writeTree } from "./helpers.js";
-import type { FileChange } from "../../src/session/types.js";
+import type { FileChange } from "../../src/domain/types.js";
 
 afterAll(cleanupTempDirs);
 

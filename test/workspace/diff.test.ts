@@ -4,7 +4,7 @@ import path from "node:path";
 import { applyPatch } from "diff";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TextEdit } from "../../src/session/types.js";
+import type { TextEdit } from "../../src/domain/types.js";
 import { lineStats, textDiff as gitDiff } from "../../src/workspace/diff.js";
 import { gitdir } from "../helpers/testdir.js";
 

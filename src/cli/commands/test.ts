@@ -16,7 +16,7 @@ interface TestArgs {
  * json` and exit codes as the recipe tests.
  */
 async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
-  const { runRuleTests, ruleLine, ruleDetails } = await import("../../testing/rules.js");
+  const { runRuleTests, ruleLine, ruleDetails } = await import("../../fixture-tests/rules.js");
   const { formatIssue } = await import("../../errors.js");
   const c = colors(colorEnabled(process.stderr, args.color, process.env));
   let exit = 0;
@@ -65,15 +65,15 @@ export function testCommand(setExit: (code: number) => void): CommandModule<obje
         .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
     handler: async (args) => {
       const targets0 = (args.targets ?? []).map(String);
-      const { isSgConfig } = await import("../../testing/rules.js");
+      const { isSgConfig } = await import("../../fixture-tests/rules.js");
       if (targets0.length > 0 && targets0.every(isSgConfig)) {
         setExit(await ruleTests(targets0, args));
         return;
       }
       const [{ runTests }, format, { createExec }] = await Promise.all([
-        import("../../testing/suite.js"),
-        import("../../testing/format.js"),
-        import("../../exec.js"),
+        import("../../fixture-tests/suite.js"),
+        import("../../fixture-tests/format.js"),
+        import("../../subprocess.js"),
       ]);
       const c = colors(colorEnabled(process.stderr, args.color, process.env));
       const targets = (args.targets ?? []).map(String);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { CommandModule } from "yargs";
-import type { Tool } from "../../session/types.js";
+import type { Tool } from "../../domain/types.js";
 import { divertStdout } from "../stdout.js";
 
 interface ToolsArgs {
@@ -54,7 +54,7 @@ async function listTools(args: ToolsArgs): Promise<Tool[]> {
   const { Session } = await import("../../session/session.js");
   const { Workspace } = await import("../../workspace/workspace.js");
   const { builtinTools } = await import("../../tools/index.js");
-  const { createExec } = await import("../../exec.js");
+  const { createExec } = await import("../../subprocess.js");
   const { silentLogger } = await import("../../logger.js");
   const session = new Session({ cwd });
   for (const tool of builtinTools({ cwd, workspace: new Workspace({ root: cwd }), push: () => {}, exec: createExec(cwd), scope: {}, logger: silentLogger })) {

@@ -38,7 +38,7 @@ export function validateCommand(setExit: (code: number) => void): CommandModule<
       prepared.session.end();
       const [{ PREFLIGHTS }, { formatPath, locate }, { InputError }] = await Promise.all([
         import("../../tools/preflight.js"),
-        import("../../recipe/yaml.js"),
+        import("../../config/yaml.js"),
         import("../../errors.js"),
       ]);
       const errors = [];

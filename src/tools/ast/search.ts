@@ -2,7 +2,7 @@
  * The shared front of ast_grep and ast_edit: language resolution and inference, pattern
  * validation, file discovery, and the parallel per-file scan.
  */
-import type { ToolUpdateCallback } from "../../session/types.js";
+import type { ToolUpdateCallback } from "../../domain/types.js";
 import path from "node:path";
 import { ToolError } from "../../errors.js";
 import { discoverFiles, type Discovery } from "../../discovery/index.js";

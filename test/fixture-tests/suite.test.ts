@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createExec } from "../../src/exec.js";
-import { runTests, type TestOptions } from "../../src/testing/suite.js";
-import { compareTrees, type Tree } from "../../src/testing/tree.js";
+import { createExec } from "../../src/subprocess.js";
+import { runTests, type TestOptions } from "../../src/fixture-tests/suite.js";
+import { compareTrees, type Tree } from "../../src/fixture-tests/tree.js";
 import { testdir } from "../helpers/testdir.js";
 import { project } from "./fixtures.js";
 

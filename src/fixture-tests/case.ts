@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import type { Issue } from "../errors.js";
-import { parseYaml, schemaIssues } from "../recipe/yaml.js";
+import { parseYaml, schemaIssues } from "../config/yaml.js";
 
 /** `case.yaml`: optional per-case settings. Every key is optional. */
 export const CaseFileSchema = Type.Object(

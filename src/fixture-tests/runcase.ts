@@ -2,7 +2,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { InputError, messageOf, type Issue } from "../errors.js";
-import type { ExecFn } from "../exec.js";
+import type { ExecFn } from "../subprocess.js";
 import type { Report } from "../report/types.js";
 import type { RunInput, RunWorld } from "../runner/types.js";
 import type { TestCase } from "./case.js";

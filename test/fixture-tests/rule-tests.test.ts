@@ -11,7 +11,7 @@ import { execa } from "execa";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 
-const FIXTURE = path.join(REPO_ROOT, "test/testing/fixtures/rule-tests");
+const FIXTURE = path.join(REPO_ROOT, "test/fixture-tests/fixtures/rule-tests");
 const SG = path.join(REPO_ROOT, "node_modules/.bin/ast-grep");
 
 async function copy(root: string, name: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createExec } from "../../src/exec.js";
-import { runTests } from "../../src/testing/suite.js";
+import { createExec } from "../../src/subprocess.js";
+import { runTests } from "../../src/fixture-tests/suite.js";
 import { testdir } from "../helpers/testdir.js";
 
 // A recipe built on the real ast_edit tool: nested rewrites in one pass, .gitignore honoured in

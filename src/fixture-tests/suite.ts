@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Issue } from "../errors.js";
-import type { ExecFn } from "../exec.js";
+import type { ExecFn } from "../subprocess.js";
 import { globMatcher } from "../policy/glob.js";
 import { loadCase } from "./case.js";
 import { discover } from "./discover.js";
