@@ -87,6 +87,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
     scope: input.scope ?? {},
     logger,
     recipeDir: path.dirname(path.resolve(input.recipePath)),
+    displayBase: base,
     ...(world.cache ? { cache: world.cache } : {}),
   };
   for (const tool of builtinTools(host)) session.register(tool);

@@ -6,7 +6,7 @@ import { createFileAction } from "../workspace/action.js";
 import type { ToolHost } from "./host.js";
 import { loadRuleSet, type RuleSet } from "./scan/rules.js";
 import { parseIssuesBlock } from "./ast/search.js";
-import { runScan, type Finding } from "./scan/scan.js";
+import { runScan, type Finding, type ScanOutput } from "./scan/scan.js";
 
 export const astScanParameters = Type.Object(
   {
@@ -43,7 +43,7 @@ export interface AstScanDetails {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Loads a step's rule set (relative to the recipe); the error lists every problem with file:line:col. */
-export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir">, params: AstScanParams): Promise<RuleSet> {
+export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir" | "displayBase">, params: AstScanParams): Promise<RuleSet> {
   if (params.config === undefined && (params.rules === undefined || params.rules.length === 0)) {
     throw new InputError("ast_scan needs `config` (an sgconfig.yml) or `rules`");
   }
@@ -57,7 +57,7 @@ export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir">, param
   const baseDir = host.recipeDir ?? host.cwd;
   return loadRuleSet({
     baseDir,
-    displayBase: process.cwd(),
+    displayBase: host.displayBase ?? host.cwd,
     ...(params.config !== undefined ? { config: params.config } : {}),
     ...(params.rules ? { rules: params.rules } : {}),
   });
@@ -89,13 +89,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       }
     },
     async execute(_id, params, _onUpdate, ctx, signal): Promise<AgentToolResult<AstScanDetails>> {
-      let set: RuleSet;
-      try {
-        set = await ruleSetOf(host, params);
-      } catch (err) {
-        if (err instanceof InputError) throw new ToolError(err.issues.map(formatIssue).join("\n"));
-        throw err;
-      }
+      const set = await stepRuleSet(host, params);
       for (const w of set.warnings) host.logger.warn(formatIssue(w));
       const filter = params.filter !== undefined ? new RegExp(params.filter, "u") : undefined;
       const rules = set.rules.filter((r) => r.severity !== "off" && (!filter || filter.test(r.id)));
@@ -109,55 +103,74 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         signal,
         cache: host.cache,
       });
-      const actions: AstScanDetails["actions"] = [];
-      const staged: string[] = [];
-      for (const rf of out.fixes) {
-        // The edits against the text each file had when it was scanned, handed over with that
-        // text (not read again); a file changed since is caught when the action applies (its
-        // sha256 is no longer the scanned one: rebased over this run's writes, or stale).
-        let changes;
-        try {
-          changes = await host.workspace.stageEdits(
-            rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })),
-          );
-        } catch (err) {
-          if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);
-          throw err;
-        }
-        if (changes.length === 0) continue;
-        const id = `${ctx.stepId}#${rf.rule.id}`;
-        const summary = `${plural(rf.count, "fix", "fixes")} in ${plural(changes.length, "file")}`;
-        const label = `AST Scan: ${rf.rule.id}: ${summary}`;
-        host.push(
-          createFileAction(host.workspace, {
-            label,
-            sourceToolName: "ast_scan",
-            key: rf.rule.id,
-            changes,
-            replacements: rf.count,
-            details: { rule: rf.rule.id, severity: rf.rule.severity, fixes: rf.count, files: changes.map((c) => c.path) },
-            appliedText: () => `Applied ${summary} (rule ${rf.rule.id}).`,
-          }),
-        );
-        actions.push({ id, rule: rf.rule.id, fixes: rf.count, files: changes.length });
-        staged.push(label);
-        for (const f of out.findings) if (f.rule === rf.rule.id && f.replacement) f.fix = id;
-      }
-      const counts = { error: 0, warning: 0, info: 0, hint: 0 };
-      for (const f of out.findings) counts[f.severity]++;
-      const details: AstScanDetails = {
-        rules: rules.length,
-        skippedRules: set.skipped.map((s) => ({ id: s.id, language: s.language, reason: s.reason, file: s.origin.file })),
-        ...(set.warnings.length ? { ignoredKeys: set.warnings.map(formatIssue) } : {}),
-        filesSearched: out.filesSearched,
-        findings: out.findings,
-        counts,
-        actions,
-        ...(out.unreadable.length ? { unreadable: out.unreadable } : {}),
-        ...(out.parseIssues.length ? { parseIssues: out.parseIssues } : {}),
-      };
+      const actions = await stageFixes(host, out, ctx.stepId);
+      const details = scanDetails(set, rules.length, out, actions);
       return textResult(resultText(details, params.limit ?? 50), details);
     },
+  };
+}
+
+/** The step's rules at run time: a problem in them fails the step (the check has told the details). */
+async function stepRuleSet(host: ToolHost, params: AstScanParams): Promise<RuleSet> {
+  try {
+    return await ruleSetOf(host, params);
+  } catch (err) {
+    if (err instanceof InputError) throw new ToolError(err.issues.map(formatIssue).join("\n"));
+    throw err;
+  }
+}
+
+/**
+ * One pending action per rule with fixes (id `<step>#<rule>`), staged from the edits against the
+ * text each file had when it was scanned, handed over with that text (not read again); a file
+ * changed since is caught when the action applies (its sha256 is no longer the scanned one:
+ * rebased over this run's writes, or stale). Marks each fixed finding with its action's id.
+ */
+async function stageFixes(host: ToolHost, out: ScanOutput, stepId: string): Promise<AstScanDetails["actions"]> {
+  const actions: AstScanDetails["actions"] = [];
+  for (const rf of out.fixes) {
+    let changes;
+    try {
+      changes = await host.workspace.stageEdits(
+        rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })),
+      );
+    } catch (err) {
+      if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);
+      throw err;
+    }
+    if (changes.length === 0) continue;
+    const id = `${stepId}#${rf.rule.id}`;
+    const summary = `${plural(rf.count, "fix", "fixes")} in ${plural(changes.length, "file")}`;
+    host.push(
+      createFileAction(host.workspace, {
+        label: `AST Scan: ${rf.rule.id}: ${summary}`,
+        sourceToolName: "ast_scan",
+        key: rf.rule.id,
+        changes,
+        replacements: rf.count,
+        details: { rule: rf.rule.id, severity: rf.rule.severity, fixes: rf.count, files: changes.map((c) => c.path) },
+        appliedText: () => `Applied ${summary} (rule ${rf.rule.id}).`,
+      }),
+    );
+    actions.push({ id, rule: rf.rule.id, fixes: rf.count, files: changes.length });
+    for (const f of out.findings) if (f.rule === rf.rule.id && f.replacement) f.fix = id;
+  }
+  return actions;
+}
+
+function scanDetails(set: RuleSet, rules: number, out: ScanOutput, actions: AstScanDetails["actions"]): AstScanDetails {
+  const counts = { error: 0, warning: 0, info: 0, hint: 0 };
+  for (const f of out.findings) counts[f.severity]++;
+  return {
+    rules,
+    skippedRules: set.skipped.map((s) => ({ id: s.id, language: s.language, reason: s.reason, file: s.origin.file })),
+    ...(set.warnings.length ? { ignoredKeys: set.warnings.map(formatIssue) } : {}),
+    filesSearched: out.filesSearched,
+    findings: out.findings,
+    counts,
+    actions,
+    ...(out.unreadable.length ? { unreadable: out.unreadable } : {}),
+    ...(out.parseIssues.length ? { parseIssues: out.parseIssues } : {}),
   };
 }
 

@@ -17,6 +17,8 @@ export interface ToolHost {
   logger: Logger;
   /** Directory of the recipe: files a step names for its own input (ast_scan rules) are relative to it. */
   recipeDir?: string;
+  /** Where paths in messages are shown relative to (absent: cwd). */
+  displayBase?: string;
   /** `--cache`: the result cache the structural tools consult (absent: every file is searched). */
   cache?: ResultCache | undefined;
 }

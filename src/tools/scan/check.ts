@@ -11,6 +11,7 @@
 import { isMap, isScalar, isSeq, parse as parseYamlValue, visit, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
 import { yamlErrorText } from "../../util/yaml-error.js";
+import { parseFixTemplate } from "./template.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
 
 export interface CheckCtx {
@@ -158,6 +159,55 @@ export const RELATIONAL_KEYS = ["inside", "has", "precedes", "follows"] as const
 export const COMPOSITE_KEYS = ["all", "any", "not", "matches"] as const;
 export const RULE_KEYS: readonly string[] = [...ATOMIC_KEYS, ...RELATIONAL_KEYS, ...COMPOSITE_KEYS];
 
+const STRICTNESS = ["cst", "smart", "ast", "relaxed", "signature", "template"];
+
+/** `pattern: { context, selector, strictness }`. */
+function checkPatternObject(ctx: CheckCtx, value: YNode): void {
+  const p = entries(ctx, value, "pattern")!;
+  onlyKeys(ctx, p, ["context", "selector", "strictness"], "pattern");
+  if (!p.has("context")) issue(ctx, value, "pattern object needs `context`");
+  for (const [k, v] of p) {
+    const s = str(ctx, v.value, `pattern.${k}`);
+    if (k === "strictness" && s !== undefined && !STRICTNESS.includes(s)) {
+      issue(ctx, v.value, `pattern.strictness must be one of ${STRICTNESS.join(", ")}, got "${s}"`);
+    }
+  }
+}
+
+/** `nthChild`: a number or An+B string, or `{ position, reverse, ofRule }`. */
+function checkNthChild(ctx: CheckCtx, value: YNode): void {
+  if (isScalar(value) && (typeof value.value === "number" || typeof value.value === "string")) return;
+  const n = entries(ctx, value, "nthChild");
+  if (!n) return;
+  ignoredKeys(ctx, n, ["position", "reverse", "ofRule"], "nthChild");
+  if (!n.has("position")) issue(ctx, value, "nthChild needs `position`");
+  const ofRule = n.get("ofRule");
+  if (ofRule) checkRule(ctx, ofRule.value, "nthChild.ofRule");
+  const rev = n.get("reverse");
+  if (rev && !(isScalar(rev.value) && typeof rev.value.value === "boolean")) issue(ctx, rev.value, "nthChild.reverse must be true or false");
+}
+
+/** `range: { start: { line, column }, end: { line, column } }`. */
+function checkRange(ctx: CheckCtx, value: YNode): void {
+  const r = entries(ctx, value, "range");
+  if (!r) return;
+  onlyKeys(ctx, r, ["start", "end"], "range");
+  for (const side of ["start", "end"]) {
+    const s = r.get(side);
+    if (!s) {
+      issue(ctx, value, `range needs \`${side}\``);
+      continue;
+    }
+    const p = entries(ctx, s.value, `range.${side}`);
+    if (!p) continue;
+    onlyKeys(ctx, p, ["line", "column"], `range.${side}`);
+    for (const k of ["line", "column"]) {
+      if (!p.has(k)) issue(ctx, s.value, `range.${side} needs \`${k}\``);
+      else num(ctx, p.get(k)!.value, `range.${side}.${k}`);
+    }
+  }
+}
+
 /**
  * Checks a rule object (atomic, relational, composite); returns it as plain data. `relation`: the
  * object of an `inside`/`has`/`precedes`/`follows`, whose unknown keys are warned of and dropped.
@@ -178,17 +228,8 @@ export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: reado
   for (const [name, { value }] of map) {
     switch (name) {
       case "pattern":
-        if (isMap(value)) {
-          const p = entries(ctx, value, "pattern")!;
-          onlyKeys(ctx, p, ["context", "selector", "strictness"], "pattern");
-          if (!p.has("context")) issue(ctx, value, "pattern object needs `context`");
-          for (const [k, v] of p) {
-            const s = str(ctx, v.value, `pattern.${k}`);
-            if (k === "strictness" && s !== undefined && !["cst", "smart", "ast", "relaxed", "signature", "template"].includes(s)) {
-              issue(ctx, v.value, `pattern.strictness must be one of cst, smart, ast, relaxed, signature, template, got "${s}"`);
-            }
-          }
-        } else str(ctx, value, "pattern");
+        if (isMap(value)) checkPatternObject(ctx, value);
+        else str(ctx, value, "pattern");
         break;
       case "kind":
       case "regex":
@@ -196,38 +237,11 @@ export function checkRule(ctx: CheckCtx, node: YNode, what: string, extra: reado
         str(ctx, value, name);
         break;
       case "nthChild":
-        if (isScalar(value) && (typeof value.value === "number" || typeof value.value === "string")) break;
-        {
-          const n = entries(ctx, value, "nthChild");
-          if (!n) break;
-          ignoredKeys(ctx, n, ["position", "reverse", "ofRule"], "nthChild");
-          if (!n.has("position")) issue(ctx, value, "nthChild needs `position`");
-          const ofRule = n.get("ofRule");
-          if (ofRule) checkRule(ctx, ofRule.value, "nthChild.ofRule");
-          const rev = n.get("reverse");
-          if (rev && !(isScalar(rev.value) && typeof rev.value.value === "boolean")) issue(ctx, rev.value, "nthChild.reverse must be true or false");
-        }
+        checkNthChild(ctx, value);
         break;
-      case "range": {
-        const r = entries(ctx, value, "range");
-        if (!r) break;
-        onlyKeys(ctx, r, ["start", "end"], "range");
-        for (const side of ["start", "end"]) {
-          const s = r.get(side);
-          if (!s) {
-            issue(ctx, value, `range needs \`${side}\``);
-            continue;
-          }
-          const p = entries(ctx, s.value, `range.${side}`);
-          if (!p) continue;
-          onlyKeys(ctx, p, ["line", "column"], `range.${side}`);
-          for (const k of ["line", "column"]) {
-            if (!p.has(k)) issue(ctx, s.value, `range.${side} needs \`${k}\``);
-            else num(ctx, p.get(k)!.value, `range.${side}.${k}`);
-          }
-        }
+      case "range":
+        checkRange(ctx, value);
         break;
-      }
       case "inside":
       case "has":
       case "precedes":
@@ -284,7 +298,7 @@ function checkExpansion(ctx: CheckCtx, node: YNode, what: string): Expansion | u
 
 /** `fix`: a string, `{ template, expandStart, expandEnd, title }`, or a list of those (the first is applied, as `--update-all` does). */
 export function checkFix(ctx: CheckCtx, node: YNode): Fix | undefined {
-  if (isScalar(node) && typeof node.value === "string") return { template: node.value };
+  if (isScalar(node) && typeof node.value === "string") return { template: node.value, parts: parseFixTemplate(node.value) };
   if (isSeq(node)) {
     if (node.items.length === 0) {
       issue(ctx, node, "fix list is empty");
@@ -307,7 +321,7 @@ export function checkFix(ctx: CheckCtx, node: YNode): Fix | undefined {
   }
   const template = str(ctx, t.value, "fix.template");
   if (map.has("title")) str(ctx, map.get("title")!.value, "fix.title");
-  const fix: Fix = { template: template ?? "" };
+  const fix: Fix = { template: template ?? "", parts: parseFixTemplate(template ?? "") };
   const es = map.get("expandStart");
   const ee = map.get("expandEnd");
   if (es) {

@@ -6,7 +6,7 @@
  * evaluated here, following crates/config/src/transform/rewrite.rs.
  */
 import { localTransformNames, napiConfigOf } from "./rules.js";
-import { parseFixTemplate, renderFix, renderMessage, templateVars, type TemplateEnv, type TemplatePart } from "./template.js";
+import { renderFix, renderMessage, templateVars, type TemplateEnv } from "./template.js";
 import type { Expansion, Fix, Rewriter, RuleObject, ScanRule, Transformation } from "./types.js";
 import type { SgNode } from "./matcher.js";
 
@@ -24,13 +24,6 @@ interface Evaluable {
   utils?: Record<string, RuleObject> | undefined;
   transform?: Record<string, Transformation> | undefined;
   fix?: Fix | undefined;
-}
-
-const parsedTemplates = new Map<string, TemplatePart[]>();
-function templateParts(template: string): TemplatePart[] {
-  let parts = parsedTemplates.get(template);
-  if (!parts) parsedTemplates.set(template, (parts = parseFixTemplate(template)));
-  return parts;
 }
 
 /**
@@ -177,7 +170,7 @@ class MatchEnv implements TemplateEnv {
       if (last && last.start === h.start && last.end === h.end && last.depth === h.depth) continue;
       last = h;
       const env = new MatchEnv(this.text, h.node, h.w, this.ctx, this);
-      out.push({ start: h.start, end: h.end, text: renderFix(templateParts(h.w.fix.template), env, h.start) });
+      out.push({ start: h.start, end: h.end, text: renderFix(h.w.fix.parts, env, h.start) });
     }
     return out;
   }
@@ -237,7 +230,7 @@ export function evaluateMatch(rule: ScanRule, node: SgNode, text: string): Evalu
       const n = expand(node, rule.fix.expandEnd, "next", rule.utils);
       if (n) fe = rangeOf(n)[1];
     }
-    out.fix = { start: fs, end: fe, text: renderFix(templateParts(rule.fix.template), env, start) };
+    out.fix = { start: fs, end: fe, text: renderFix(rule.fix.parts, env, start) };
   }
   return out;
 }

@@ -28,7 +28,7 @@ import {
 } from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
-import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule } from "./types.js";
+import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, Transformation } from "./types.js";
 
 const TOP_KEYS = [
   "id",
@@ -286,6 +286,46 @@ function globList(ctx: CheckCtx, node: Node | null | undefined, what: string): s
   return strList(ctx, node, what);
 }
 
+type Entries = Map<string, { key: Node; value: Node | null | undefined }>;
+
+function readSeverity(ctx: CheckCtx, map: Entries): Severity {
+  const node = map.get("severity")?.value;
+  if (!node) return "hint";
+  const s = str(ctx, node, "severity");
+  if (s !== undefined && !SEVERITIES.includes(s as Severity)) {
+    issue(ctx, node, `severity must be one of ${SEVERITIES.join(", ")}, got "${s}"`);
+    return "hint";
+  }
+  return s ? (s as Severity) : "hint";
+}
+
+/** `labels`: name → { style: primary | secondary, message }. */
+function readLabels(ctx: CheckCtx, node: Node | null | undefined): NonNullable<ScanRule["labels"]> {
+  const labels: NonNullable<ScanRule["labels"]> = {};
+  for (const [name, { value }] of entries(ctx, node, "labels") ?? []) {
+    const lm = entries(ctx, value, `labels.${name}`);
+    if (!lm) continue;
+    ignoredKeys(ctx, lm, ["style", "message"], `labels.${name}`);
+    const style = lm.get("style") ? str(ctx, lm.get("style")!.value, "style") : undefined;
+    if (style !== "primary" && style !== "secondary") issue(ctx, lm.get("style")?.value ?? value, `labels.${name}.style must be primary or secondary`);
+    const msg = lm.get("message") ? str(ctx, lm.get("message")!.value, "message") : undefined;
+    labels[name] = { style: style === "primary" ? "primary" : "secondary", ...(msg !== undefined ? { message: msg } : {}) };
+  }
+  return labels;
+}
+
+/** Cross references: a rewrite transform (the rule's or a rewriter's) names rewriters of this rule. */
+function checkRewriterRefs(ctx: CheckCtx, at: Node | null, transform: Record<string, Transformation> | undefined, rewriters: Rewriter[] | undefined): void {
+  const rewriterIds = new Set((rewriters ?? []).map((r) => r.id));
+  for (const t of [transform, ...(rewriters ?? []).map((r) => r.transform)]) {
+    for (const [name, tr] of Object.entries(t ?? {})) {
+      if (!("rewrite" in tr)) continue;
+      for (const rid of tr.rewrite.rewriters)
+        if (!rewriterIds.has(rid)) issue(ctx, at, `transform.${name}: rewriter "${rid}" is not defined in this rule's rewriters`);
+    }
+  }
+}
+
 /** Checks one rule document. */
 function readRule(ctx: CheckCtx, root: Node | null): RawRule {
   const map = entries(ctx, root, "rule file document");
@@ -307,47 +347,15 @@ function readRule(ctx: CheckCtx, root: Node | null): RawRule {
   const fix = map.get("fix") ? checkFix(ctx, map.get("fix")!.value) : undefined;
   const files = map.get("files") ? globList(ctx, map.get("files")!.value, "files") : undefined;
   const ignores = map.get("ignores") ? globList(ctx, map.get("ignores")!.value, "ignores") : undefined;
-  let severity: Severity = "hint";
-  if (map.get("severity")) {
-    const s = str(ctx, map.get("severity")!.value, "severity");
-    if (s !== undefined && !SEVERITIES.includes(s as Severity))
-      issue(ctx, map.get("severity")!.value, `severity must be one of ${SEVERITIES.join(", ")}, got "${s}"`);
-    else if (s) severity = s as Severity;
-  }
+  const severity = readSeverity(ctx, map);
   const text = (key: string) => (map.get(key) ? str(ctx, map.get(key)!.value, key) : undefined);
   const message = text("message") ?? "";
   const note = text("note");
   const url = text("url");
-  let metadata: Record<string, unknown> | undefined;
-  if (map.get("metadata")) {
-    const m = entries(ctx, map.get("metadata")!.value, "metadata");
-    if (m) metadata = plain(map.get("metadata")!.value) as Record<string, unknown>;
-  }
-  let labels: ScanRule["labels"];
-  if (map.get("labels")) {
-    const m = entries(ctx, map.get("labels")!.value, "labels");
-    labels = {};
-    for (const [name, { value }] of m ?? []) {
-      const lm = entries(ctx, value, `labels.${name}`);
-      if (!lm) continue;
-      ignoredKeys(ctx, lm, ["style", "message"], `labels.${name}`);
-      const style = lm.get("style") ? str(ctx, lm.get("style")!.value, "style") : undefined;
-      if (style !== "primary" && style !== "secondary") issue(ctx, lm.get("style")?.value ?? value, `labels.${name}.style must be primary or secondary`);
-      const msg = lm.get("message") ? str(ctx, lm.get("message")!.value, "message") : undefined;
-      labels[name] = { style: style === "primary" ? "primary" : "secondary", ...(msg !== undefined ? { message: msg } : {}) };
-    }
-  }
-  // Cross references: rewrite transforms name rewriters of this rule.
-  const rewriterIds = new Set((rewriters ?? []).map((r) => r.id));
-  for (const t of [transform, ...(rewriters ?? []).map((r) => r.transform)]) {
-    for (const [name, tr] of Object.entries(t ?? {})) {
-      if ("rewrite" in tr) {
-        for (const rid of tr.rewrite.rewriters)
-          if (!rewriterIds.has(rid))
-            issue(ctx, map.get("transform")?.value ?? root, `transform.${name}: rewriter "${rid}" is not defined in this rule's rewriters`);
-      }
-    }
-  }
+  const metadata =
+    map.get("metadata") && entries(ctx, map.get("metadata")!.value, "metadata") ? (plain(map.get("metadata")!.value) as Record<string, unknown>) : undefined;
+  const labels = map.get("labels") ? readLabels(ctx, map.get("labels")!.value) : undefined;
+  checkRewriterRefs(ctx, map.get("transform")?.value ?? root, transform, rewriters);
   const nodes = map;
   if (ctx.issues.length === before && rule) checkRuleVars(ctx, root, { rule, constraints, utils, transform, rewriters, labels });
   if (ctx.issues.length > before || !id || !language || !rule) return { rule: undefined, ctx, nodes, root };

@@ -17,7 +17,7 @@ import { processFiles } from "../ast/pool.js";
 import type { RawMatch } from "../ast/rewrite.js";
 import { describeSkip } from "../ast/search.js";
 import { evaluateMatch, type Evaluated } from "./fix.js";
-import { parseFixTemplate, renderFix, renderMessage, type TemplateEnv, type TemplatePart } from "./template.js";
+import { renderFix, renderMessage, type TemplateEnv } from "./template.js";
 import { traversalMatcher, type RuleMatcher } from "./matcher.js";
 import type { ProjectConfig, ScanRule, Severity } from "./types.js";
 
@@ -125,18 +125,11 @@ class CaptureEnv implements TemplateEnv {
   }
 }
 
-const parsedTemplates = new Map<string, TemplatePart[]>();
-function templateParts(template: string): TemplatePart[] {
-  let parts = parsedTemplates.get(template);
-  if (!parts) parsedTemplates.set(template, (parts = parseFixTemplate(template)));
-  return parts;
-}
-
 /** Message and fix of one engine match of a plain-pattern rule. */
 function evaluateRaw(rule: ScanRule, declared: ReadonlyMap<string, boolean>, m: RawMatch, text: string): Evaluated {
   const env = new CaptureEnv(text, m.captures, declared);
   const out: Evaluated = { start: m.start, end: m.end, message: renderMessage(rule.message, env) };
-  if (rule.fix) out.fix = { start: m.start, end: m.end, text: renderFix(templateParts(rule.fix.template), env, m.start) };
+  if (rule.fix) out.fix = { start: m.start, end: m.end, text: renderFix(rule.fix.parts, env, m.start) };
   return out;
 }
 
@@ -167,21 +160,261 @@ function matchRules(matcher: RuleMatcher, text: string, lang: string, rules: rea
   return out;
 }
 
-/** Runs the rules over the files; rules are already filtered (severity off, --filter). */
-export async function runScan(input: ScanInput): Promise<ScanOutput> {
-  const { workspace, rules } = input;
-  const napi = await loadNapi();
-  ensureLanguages(napi, [...new Set(rules.map((r) => r.lang))]);
-  const matcher = input.matcher ?? traversalMatcher(napi);
-  const langGlobs = Object.entries(input.config?.languageGlobs ?? {}).map(([lang, globs]) => ({ lang, match: globMatcher(globs) }));
-  const langOf = (rel: string): string | undefined => {
+/**
+ * What the scan has found so far, per file and rule; both paths (engine and napi nodes) add to
+ * it, and their offsets must be into one text.
+ */
+class ScanHits {
+  readonly unreadable: ScanOutput["unreadable"] = [];
+  readonly searched = new Set<string>();
+  readonly #files = new Map<string, FileHits>();
+
+  of(rel: string, text: string, sha256: string, rule: ScanRule): RuleHits {
+    let file = this.#files.get(rel);
+    if (!file) this.#files.set(rel, (file = { text, sha256, byRule: new Map() }));
+    let h = file.byRule.get(rule);
+    if (!h) file.byRule.set(rule, (h = { good: [], bad: [] }));
+    return h;
+  }
+  file(rel: string): FileHits | undefined {
+    return this.#files.get(rel);
+  }
+  /** Hands a file's hits over once (the text is then released with them). */
+  take(rel: string): FileHits | undefined {
+    const fh = this.#files.get(rel);
+    this.#files.delete(rel);
+    return fh;
+  }
+  unreadableFile(rel: string, reason: string): void {
+    if (!this.unreadable.some((u) => u.path === rel)) this.unreadable.push({ path: rel, reason });
+  }
+}
+
+interface ScanFile {
+  rel: string;
+  abs: string;
+  size: number;
+  lang: string;
+}
+
+interface PlainRule {
+  pat: string;
+  declared: Map<string, boolean>;
+}
+
+/** One scan's fixed parts: the rules, which applies to which file, and what is found so far. */
+interface ScanCtx {
+  input: ScanInput;
+  rules: readonly ScanRule[];
+  matcher: RuleMatcher;
+  plain: ReadonlyMap<ScanRule, PlainRule>;
+  applies: (r: ScanRule, rel: string, lang: string) => boolean;
+  /** The rule's files/ignores only (the language is checked apart). */
+  inFiles: (r: ScanRule, rel: string) => boolean;
+  hits: ScanHits;
+}
+
+/** A path's language: languageGlobs first (over the path or its base name), then the extension. */
+export function languageOf(config: ProjectConfig | undefined): (rel: string) => string | undefined {
+  const langGlobs = Object.entries(config?.languageGlobs ?? {}).map(([lang, globs]) => ({ lang, match: globMatcher(globs) }));
+  return (rel) => {
     const base = rel.split("/").pop()!;
     for (const g of langGlobs) if (g.match(rel) || g.match(base)) return g.lang;
     return langOfPath(rel)?.id;
   };
+}
+
+/** Each rule's `files`/`ignores` as one test of a path. */
+function ruleFileFilters(rules: readonly ScanRule[]): (r: ScanRule, rel: string) => boolean {
+  const filters = new Map<ScanRule, (rel: string) => boolean>();
+  for (const r of rules) {
+    const inc = r.files?.length ? globMatcher(r.files) : undefined;
+    const exc = r.ignores?.length ? globMatcher(r.ignores) : undefined;
+    filters.set(r, (rel) => (!inc || inc(rel)) && !(exc && exc(rel)));
+  }
+  return (r, rel) => filters.get(r)!(rel);
+}
+
+function plainRules(rules: readonly ScanRule[]): Map<ScanRule, PlainRule> {
+  const plain = new Map<ScanRule, PlainRule>();
+  for (const r of rules) {
+    const pat = plainPattern(r);
+    if (pat !== undefined) plain.set(r, { pat, declared: patternCaptures(pat) });
+  }
+  return plain;
+}
+
+/** The engine job of one language's plain-pattern rules: one op per rule, in `own`'s order. */
+function engineJob(ctx: ScanCtx, own: readonly ScanRule[], lang: string): EngineJob {
+  const pats = own.map((r) => ctx.plain.get(r)!.pat);
+  const captures = own.map((r) => Object.fromEntries(ctx.plain.get(r)!.declared));
+  return {
+    ops: pats.map((pat, i) => ({ pat, captures: captures[i]!, all: captures[i]! })),
+    prefilter: { [lang]: buildPrefilter(pats, langById(lang), false) },
+    maxFileBytes: ctx.input.workspace.maxFileBytes,
+  };
+}
+
+/** Plain-pattern rules: the ast engine, one job per language. */
+async function scanPlain(ctx: ScanCtx, files: readonly ScanFile[]): Promise<void> {
+  const { input, hits } = ctx;
+  const maxFileBytes = input.workspace.maxFileBytes;
+  for (const lang of [...new Set([...ctx.plain.keys()].map((r) => r.lang))].sort()) {
+    const own = [...ctx.plain.keys()].filter((r) => r.lang === lang);
+    const candidates = files.filter((f) => f.lang === lang && own.some((r) => ctx.inFiles(r, f.rel)));
+    if (candidates.length === 0) continue;
+    const sizes = new Map(candidates.map((f) => [f.rel, f.size]));
+    const results = await processFiles(
+      candidates.map((f) => ({ rel: f.rel, abs: f.abs, lang })),
+      engineJob(ctx, own, lang),
+      { signal: input.signal, sizes, cache: input.cache },
+    );
+    for (const res of results) {
+      if (res.status === "skipped") {
+        hits.unreadable.push({ path: res.rel, reason: `Cannot read ${res.rel}: ${describeSkip(res.reason, maxFileBytes, res.message)}` });
+        continue;
+      }
+      hits.searched.add(res.rel);
+      if (res.status !== "matched") continue;
+      for (const m of res.matches) {
+        const rule = own[m.op]!;
+        if (!ctx.applies(rule, res.rel, lang)) continue;
+        const h = hits.of(res.rel, res.text, res.sha256, rule);
+        if (m.bad) h.bad.push({ start: m.start, end: m.end });
+        else h.good.push(evaluateRaw(rule, ctx.plain.get(rule)!.declared, m, res.text));
+      }
+    }
+  }
+}
+
+/** One result-cache view per set of applicable rules (which set depends on the path: files/ignores). */
+function scanCacheViews(ctx: ScanCtx): (applicable: ScanRule[]) => ReturnType<ResultCache["scan"]> {
+  const views = new Map<string, ReturnType<ResultCache["scan"]>>();
+  const { cache } = ctx.input;
+  return (applicable) => {
+    if (!cache) return undefined;
+    const key = applicable.map((r) => ctx.rules.indexOf(r)).join(",");
+    if (!views.has(key)) views.set(key, cache.scan(applicable));
+    return views.get(key);
+  };
+}
+
+/** Every other rule: matched and evaluated on napi nodes of a whole parse, file by file. */
+async function scanNodes(ctx: ScanCtx, files: readonly ScanFile[]): Promise<void> {
+  const { input, hits } = ctx;
+  const scanCache = scanCacheViews(ctx);
+  for (const file of files) {
+    if (input.signal?.aborted) break;
+    const applicable = ctx.rules.filter((r) => !ctx.plain.has(r) && ctx.applies(r, file.rel, file.lang));
+    if (applicable.length === 0) continue;
+    let read;
+    try {
+      read = await input.workspace.read(file.rel);
+    } catch (err) {
+      hits.unreadableFile(file.rel, (err as Error).message);
+      continue;
+    }
+    // Both paths' offsets must be into one text: a file changed between their reads is refused.
+    const earlier = hits.file(file.rel);
+    if (earlier && earlier.sha256 !== read.sha256) throw new ToolError(`${file.rel} changed while it was being scanned; run again`);
+    hits.searched.add(file.rel);
+    // The result cache answers for a file whose content and applicable rules it has seen.
+    const cache = scanCache(applicable);
+    const cached = cache?.get(file.lang, read);
+    const answer = cached ?? matchRules(ctx.matcher, read.text, file.lang, applicable);
+    if (cache && !cached) cache.put(file.lang, read, answer);
+    for (const [i, { good, bad }] of answer.entries()) {
+      if (good.length === 0 && bad.length === 0) continue;
+      const h = hits.of(file.rel, read.text, read.sha256, applicable[i]!);
+      h.good.push(...good);
+      h.bad.push(...bad);
+    }
+  }
+}
+
+/** The first line of a match's text, cut at 200 characters. */
+function matchedText(text: string, start: number, end: number): string {
+  const firstLine = text.slice(start, end).split(/\r?\n/)[0]!;
+  return firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine;
+}
+
+/**
+ * One rule's findings and fix edits in one file, in document order. Within a rule, a fix
+ * overlapping an earlier one is left out, as `--update-all` does; a fix that changes nothing
+ * is no edit.
+ */
+export function ruleFindings(
+  rule: ScanRule,
+  path: string,
+  text: string,
+  starts: number[],
+  good: Evaluated[],
+): { findings: Finding[]; edits: FileFix["edits"] } {
+  const findings: Finding[] = [];
+  const edits: FileFix["edits"] = [];
+  let lastEnd = -1;
+  for (const ev of good.sort((a, b) => a.start - b.start || b.end - a.end)) {
+    const finding: Finding = {
+      rule: rule.id,
+      severity: rule.severity as Finding["severity"],
+      message: ev.message,
+      ...(rule.note !== undefined ? { note: rule.note } : {}),
+      ...(rule.url !== undefined ? { url: rule.url } : {}),
+      path,
+      start: posAt(starts, ev.start),
+      end: posAt(starts, ev.end),
+      text: matchedText(text, ev.start, ev.end),
+    };
+    if (ev.fix && ev.fix.start >= lastEnd && text.slice(ev.fix.start, ev.fix.end) !== ev.fix.text) {
+      edits.push(ev.fix);
+      lastEnd = ev.fix.end;
+      finding.replacement = { start: posAt(starts, ev.fix.start), end: posAt(starts, ev.fix.end), text: ev.fix.text };
+    }
+    findings.push(finding);
+  }
+  return { findings, edits };
+}
+
+/** Findings and fixes in file order, then rule order, then document order. */
+function collectOutput(ctx: ScanCtx, files: readonly ScanFile[]): ScanOutput {
+  const findings: Finding[] = [];
+  const parseIssues: ScanOutput["parseIssues"] = [];
+  const fixes = new Map<ScanRule, RuleFixes>();
+  for (const file of files) {
+    const fh = ctx.hits.take(file.rel);
+    if (!fh) continue;
+    const starts = lineStarts(fh.text);
+    for (const rule of ctx.rules) {
+      const h = fh.byRule.get(rule);
+      if (!h) continue;
+      for (const b of h.bad) parseIssues.push({ rule: rule.id, path: file.rel, start: posAt(starts, b.start) });
+      const found = ruleFindings(rule, file.rel, fh.text, starts, h.good);
+      findings.push(...found.findings);
+      if (found.edits.length === 0) continue;
+      const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
+      entry.files.push({ path: file.rel, sha256: fh.sha256, text: fh.text, edits: found.edits });
+      entry.count += found.edits.length;
+      fixes.set(rule, entry);
+    }
+  }
+  return {
+    findings,
+    fixes: ctx.rules.flatMap((r) => (fixes.has(r) ? [fixes.get(r)!] : [])),
+    filesSearched: ctx.hits.searched.size,
+    unreadable: ctx.hits.unreadable,
+    parseIssues,
+  };
+}
+
+/** Runs the rules over the files; rules are already filtered (severity off, --filter). */
+export async function runScan(input: ScanInput): Promise<ScanOutput> {
+  const { rules } = input;
+  const napi = await loadNapi();
+  ensureLanguages(napi, [...new Set(rules.map((r) => r.lang))]);
+  const langOf = languageOf(input.config);
   const wanted = new Set(rules.map((r) => r.lang));
   const discovery = await discoverFiles({
-    root: workspace.root,
+    root: input.workspace.root,
     path: input.path,
     glob: input.glob,
     scope: input.scope,
@@ -190,152 +423,18 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
       return l !== undefined && wanted.has(l);
     },
   });
-  const fileFilters = new Map<ScanRule, (rel: string) => boolean>();
-  for (const r of rules) {
-    const inc = r.files?.length ? globMatcher(r.files) : undefined;
-    const exc = r.ignores?.length ? globMatcher(r.ignores) : undefined;
-    fileFilters.set(r, (rel) => (!inc || inc(rel)) && !(exc && exc(rel)));
-  }
-  const applies = (r: ScanRule, rel: string, lang: string) => r.lang === lang && fileFilters.get(r)!(rel);
-  const unreadable: ScanOutput["unreadable"] = [];
-  const hits = new Map<string, FileHits>();
-  const searched = new Set<string>();
-  const hitsOf = (rel: string, text: string, sha: string, rule: ScanRule): RuleHits => {
-    let file = hits.get(rel);
-    if (!file) hits.set(rel, (file = { text, sha256: sha, byRule: new Map() }));
-    let h = file.byRule.get(rule);
-    if (!h) file.byRule.set(rule, (h = { good: [], bad: [] }));
-    return h;
+  const inFiles = ruleFileFilters(rules);
+  const ctx: ScanCtx = {
+    input,
+    rules,
+    matcher: input.matcher ?? traversalMatcher(napi),
+    plain: plainRules(rules),
+    applies: (r, rel, lang) => r.lang === lang && inFiles(r, rel),
+    inFiles,
+    hits: new ScanHits(),
   };
   const files = discovery.files.map((f) => ({ ...f, lang: langOf(f.rel)! }));
-
-  // Plain-pattern rules: the ast engine, one job per language.
-  const plain = new Map<ScanRule, { pat: string; declared: Map<string, boolean> }>();
-  for (const r of rules) {
-    const pat = plainPattern(r);
-    if (pat !== undefined) plain.set(r, { pat, declared: patternCaptures(pat) });
-  }
-  for (const lang of [...new Set([...plain.keys()].map((r) => r.lang))].sort()) {
-    const own = [...plain.keys()].filter((r) => r.lang === lang);
-    const candidates = files.filter((f) => f.lang === lang && own.some((r) => fileFilters.get(r)!(f.rel)));
-    if (candidates.length === 0) continue;
-    const pats = own.map((r) => plain.get(r)!.pat);
-    const captures = own.map((r) => Object.fromEntries(plain.get(r)!.declared));
-    const job: EngineJob = {
-      ops: pats.map((pat, i) => ({ pat, captures: captures[i]!, all: captures[i]! })),
-      prefilter: { [lang]: buildPrefilter(pats, langById(lang), false) },
-      maxFileBytes: workspace.maxFileBytes,
-    };
-    const sizes = new Map(candidates.map((f) => [f.rel, f.size]));
-    const results = await processFiles(
-      candidates.map((f) => ({ rel: f.rel, abs: f.abs, lang })),
-      job,
-      { signal: input.signal, sizes, cache: input.cache },
-    );
-    for (const res of results) {
-      if (res.status === "skipped") {
-        unreadable.push({ path: res.rel, reason: `Cannot read ${res.rel}: ${describeSkip(res.reason, workspace.maxFileBytes, res.message)}` });
-        continue;
-      }
-      searched.add(res.rel);
-      if (res.status !== "matched") continue;
-      for (const m of res.matches) {
-        const rule = own[m.op]!;
-        if (!applies(rule, res.rel, lang)) continue;
-        const h = hitsOf(res.rel, res.text, res.sha256, rule);
-        if (m.bad) h.bad.push({ start: m.start, end: m.end });
-        else h.good.push(evaluateRaw(rule, plain.get(rule)!.declared, m, res.text));
-      }
-    }
-  }
-
-  // Every other rule: matched and evaluated on napi nodes of a whole parse, file by file.
-  // One cache view per set of applicable rules (which set depends on the path: files/ignores).
-  const scanViews = new Map<string, ReturnType<ResultCache["scan"]>>();
-  const scanCache = (applicable: ScanRule[]) => {
-    if (!input.cache) return undefined;
-    const key = applicable.map((r) => rules.indexOf(r)).join(",");
-    if (!scanViews.has(key)) scanViews.set(key, input.cache.scan(applicable));
-    return scanViews.get(key);
-  };
-  for (const file of files) {
-    if (input.signal?.aborted) break;
-    const applicable = rules.filter((r) => !plain.has(r) && applies(r, file.rel, file.lang));
-    if (applicable.length === 0) continue;
-    let read;
-    try {
-      read = await workspace.read(file.rel);
-    } catch (err) {
-      if (!unreadable.some((u) => u.path === file.rel)) unreadable.push({ path: file.rel, reason: (err as Error).message });
-      continue;
-    }
-    // Both paths' offsets must be into one text: a file changed between their reads is refused.
-    if (hits.has(file.rel) && hits.get(file.rel)!.sha256 !== read.sha256) throw new ToolError(`${file.rel} changed while it was being scanned; run again`);
-    searched.add(file.rel);
-    const { text } = read;
-    // The result cache answers for a file whose content and applicable rules it has seen.
-    const cache = scanCache(applicable);
-    const cached = cache?.get(file.lang, read);
-    const answer = cached ?? matchRules(matcher, text, file.lang, applicable);
-    if (cache && !cached) cache.put(file.lang, read, answer);
-    for (const [i, { good, bad }] of answer.entries()) {
-      if (good.length === 0 && bad.length === 0) continue;
-      const h = hitsOf(file.rel, text, read.sha256, applicable[i]!);
-      h.good.push(...good);
-      h.bad.push(...bad);
-    }
-  }
-
-  // Findings and fixes in file order, then rule order, then document order.
-  const findings: Finding[] = [];
-  const parseIssues: ScanOutput["parseIssues"] = [];
-  const fixes = new Map<ScanRule, RuleFixes>();
-  for (const file of files) {
-    const fh = hits.get(file.rel);
-    if (!fh) continue;
-    const { text } = fh;
-    const starts = lineStarts(text);
-    for (const rule of rules) {
-      const h = fh.byRule.get(rule);
-      if (!h) continue;
-      for (const b of h.bad) parseIssues.push({ rule: rule.id, path: file.rel, start: posAt(starts, b.start) });
-      const edits: FileFix["edits"] = [];
-      let lastEnd = -1;
-      for (const ev of h.good.sort((a, b) => a.start - b.start || b.end - a.end)) {
-        const firstLine = text.slice(ev.start, ev.end).split(/\r?\n/)[0]!;
-        const finding: Finding = {
-          rule: rule.id,
-          severity: rule.severity as Finding["severity"],
-          message: ev.message,
-          ...(rule.note !== undefined ? { note: rule.note } : {}),
-          ...(rule.url !== undefined ? { url: rule.url } : {}),
-          path: file.rel,
-          start: posAt(starts, ev.start),
-          end: posAt(starts, ev.end),
-          text: firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine,
-        };
-        // Within a rule, a fix overlapping an earlier one is left out, as `--update-all` does.
-        if (ev.fix && ev.fix.start >= lastEnd && text.slice(ev.fix.start, ev.fix.end) !== ev.fix.text) {
-          edits.push(ev.fix);
-          lastEnd = ev.fix.end;
-          finding.replacement = { start: posAt(starts, ev.fix.start), end: posAt(starts, ev.fix.end), text: ev.fix.text };
-        }
-        findings.push(finding);
-      }
-      if (edits.length > 0) {
-        const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
-        entry.files.push({ path: file.rel, sha256: fh.sha256, text, edits });
-        entry.count += edits.length;
-        fixes.set(rule, entry);
-      }
-    }
-    hits.delete(file.rel);
-  }
-  return {
-    findings,
-    fixes: rules.flatMap((r) => (fixes.has(r) ? [fixes.get(r)!] : [])),
-    filesSearched: searched.size,
-    unreadable,
-    parseIssues,
-  };
+  await scanPlain(ctx, files);
+  await scanNodes(ctx, files);
+  return collectOutput(ctx, files);
 }

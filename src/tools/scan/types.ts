@@ -3,6 +3,8 @@
  * util objects stay in ast-grep's own shape: napi evaluates them as they are.
  */
 
+import type { TemplatePart } from "./template.js";
+
 export type Severity = "error" | "warning" | "info" | "hint" | "off";
 
 export type RuleObject = Record<string, unknown>;
@@ -22,6 +24,8 @@ export interface Expansion {
 
 export interface Fix {
   template: string;
+  /** The template parsed once, when the rule is read. */
+  parts: TemplatePart[];
   expandStart?: Expansion;
   expandEnd?: Expansion;
 }
