@@ -50,13 +50,22 @@ export function digestOf(value: unknown): string | undefined {
 /**
  * A digest of the text at every range: what an entry records of the file it was made from, so a
  * hit is used only where the file as read now holds that same text at each recorded range. A
- * range outside the text makes it undefined.
+ * range outside the text makes it undefined. Every range's offsets are hashed; the text of a
+ * range that lies within the last range whose text was hashed (a capture inside its match) is
+ * already covered by it.
  */
 export function rangesDigest(text: string, ranges: Iterable<readonly [number, number]>): string | undefined {
   const h = createHash("sha256");
+  const offsets: number[] = [];
+  let coveredStart = -1;
+  let coveredEnd = -1;
   for (const [start, end] of ranges) {
     if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end > text.length) return undefined;
-    h.update(`${start},${end}\0`).update(text.slice(start, end)).update("\0");
+    offsets.push(start, end);
+    if (start >= coveredStart && end <= coveredEnd) continue;
+    coveredStart = start;
+    coveredEnd = end;
+    h.update(text.slice(start, end));
   }
-  return h.digest("hex");
+  return h.update(`\0${offsets.join(",")}`).digest("hex");
 }

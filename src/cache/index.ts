@@ -11,6 +11,8 @@ export type { EngineAnswer, ScanAnswer } from "./answers.js";
 
 /** The engine's answers for one job, keyed by language and file bytes (tools/ast/engine.ts FileProcessor). */
 export interface EngineFileCache {
+  /** The sha256 of a file's bytes, computed once for the lookup, the put and the engine's result. */
+  sha256(bytes: Buffer): string;
   get(lang: string, bytes: Buffer, text: string): EngineAnswer | undefined;
   put(lang: string, bytes: Buffer, text: string, answer: EngineAnswer): void;
 }
@@ -32,13 +34,15 @@ export class ResultCache {
   engine(job: { ops: unknown; sel?: string | undefined; prefilter?: unknown }): EngineFileCache | undefined {
     const view = this.store.view("engine", { ops: job.ops, sel: job.sel ?? null, prefilter: job.prefilter ?? null }, engineCodec);
     if (!view) return undefined;
-    // The bytes of the file last asked for: a miss is followed by the put of the same file.
-    let last: { bytes: Buffer; sha: string } | undefined;
+    // A file's sha256 by its bytes: the lookup, the put after a miss and the engine's result share one.
+    const shas = new WeakMap<Buffer, string>();
     const shaOf = (bytes: Buffer) => {
-      if (last?.bytes !== bytes) last = { bytes, sha: sha256(bytes) };
-      return last.sha;
+      let sha = shas.get(bytes);
+      if (sha === undefined) shas.set(bytes, (sha = sha256(bytes)));
+      return sha;
     };
     return {
+      sha256: shaOf,
       get: (lang, bytes, text) => view.get(lang, { sha256: shaOf(bytes), text }),
       put: (lang, bytes, text, { matches, issues, hadErrors }) =>
         view.put(lang, { sha256: shaOf(bytes), text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),

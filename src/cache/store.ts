@@ -1,29 +1,38 @@
 /**
- * The result cache's entries: one file per (build, job, file content), in a directory of
- * tollgate's own under the cache location. The cache accelerates, it never decides: an entry is
- * used only when its recorded id and build equal the ones asked for, its HMAC verifies under a
- * key kept outside the cache, and the text at every range it records is the text the file holds
- * now. Anything else is a miss (the caller parses the file), reported by one warning per run.
+ * The result cache's entries: one pack per (build, job) in a directory of tollgate's own under
+ * the cache location (pack.ts has the format). The cache accelerates, it never decides: an
+ * answer is used only when its pack was made for this build and job, its line's HMAC verifies
+ * under a key kept outside the cache, and the text at every range it records is the text the
+ * file holds now. Anything else is a miss (the caller parses the file), reported by one warning
+ * per run.
  *
- * Writes are atomic (a temp file renamed into place), so concurrent runs see whole entries or
- * none; an entry larger than `maxEntryBytes` is never written; after a run that wrote, the
- * directory is pruned to `maxBytes`, least recently used first (a hit refreshes an entry's
- * mtime). Pruning deletes only files named as tollgate's entries and temp files.
+ * A run reads each of its jobs' packs once and, when it computed answers the pack lacked,
+ * writes the pack again at the end: its own answers first, then the older lines it did not use
+ * while the pack stays within a bound. Writes are atomic (a temp file renamed into place), so
+ * concurrent runs see whole packs or none (the last one renamed wins). An answer whose line is
+ * larger than `maxEntryBytes` is never written; after a run that wrote, the directory is pruned
+ * to `maxBytes`, least recently used pack first (a run that used a pack refreshes its mtime).
+ * Pruning deletes only files named as tollgate's packs, temp files, and entries of the earlier
+ * one-file-per-answer format (which no build reads any more).
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, utimesSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { digestOf, rangesDigest } from "./digest.js";
+import { OversizedError, indexPack, openLine, packHeader, packLine, rawLine, readBounded, type PackIndex } from "./pack.js";
 
 /** The directory under the cache location that holds tollgate's entries and nothing else. */
 export const ENTRY_DIR = "tollgate-results";
-const ENTRY_NAME = /^[0-9a-f]{64}\.entry$/;
-const TEMP_NAME = /^\.[0-9a-f]{64}\.entry\.[0-9a-f]{16}\.tmp$/;
-const FORMAT = 1;
+export const PACK_SUFFIX = ".pack";
+const PACK_NAME = /^[0-9a-f]{64}\.pack$/;
+const OLD_ENTRY_NAME = /^[0-9a-f]{64}\.entry$/;
+const TEMP_NAME = /^\.[0-9a-f]{64}\.(?:pack|entry)\.[0-9a-f]{16}\.tmp$/;
 /** Temp files older than this are a killed run's leftovers. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
+/** A rewritten pack keeps older lines up to twice this run's answers, and at least this much. */
+const KEEP_FLOOR_BYTES = 32 * 1024 * 1024;
 
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_ENTRY_BYTES = 8 * 1024 * 1024;
@@ -50,19 +59,21 @@ export interface StoreOptions {
   now?: () => number;
 }
 
-interface Entry {
-  v: number;
-  id: string;
-  build: string;
-  ranges: string;
-  value: unknown;
-  mac: string;
-}
-
 /** One step's view of the cache: entries keyed by its parameters, a part (language…) and the file's content. */
 export interface JobView<T> {
   get(part: string, content: { sha256: string; text: string }): T | undefined;
   put(part: string, content: { sha256: string; text: string }, value: T): void;
+}
+
+/** A job's pack as this run sees it: what was read, the lines used and the answers computed. */
+interface Pack {
+  id: string;
+  file: string;
+  index: PackIndex | undefined;
+  /** Why the whole pack cannot serve (each lookup in it is then unusable). */
+  why: string | undefined;
+  used: Map<string, Buffer>;
+  fresh: Map<string, string>;
 }
 
 export class ResultStore {
@@ -75,8 +86,7 @@ export class ResultStore {
   readonly #now: () => number;
   #warned = false;
   #dirReady = false;
-  readonly #hits = new Set<string>();
-  readonly #writes = new Set<Promise<void>>();
+  readonly #packs = new Map<string, Pack>();
   #written = 0;
   /** Counts for tests and progress: hits, misses, unusable entries, entries written. */
   readonly stats = { hits: 0, misses: 0, unusable: 0, written: 0 };
@@ -95,15 +105,30 @@ export class ResultStore {
   view<T>(kind: string, params: unknown, codec: AnswerCodec<T>): JobView<T> | undefined {
     const job = digestOf({ kind, params });
     if (job === undefined) return undefined;
-    const idOf = (part: string, sha: string) => sha256(`${this.#build}\0${job}\0${part}\0${sha}`);
+    const pack = this.#pack(sha256(`${this.#build}\0${job}`));
+    const idOf = (part: string, sha: string) => sha256(`${part}\0${sha}`);
     return {
-      get: (part, content) => this.#get(idOf(part, content.sha256), content.text, codec),
-      put: (part, content, value) => this.#put(idOf(part, content.sha256), content.text, value, codec),
+      get: (part, content) => this.#get(pack, idOf(part, content.sha256), content.text, codec),
+      put: (part, content, value) => this.#put(pack, idOf(part, content.sha256), content.text, value, codec),
     };
   }
 
-  #mac(e: Omit<Entry, "mac" | "value">, valueText: string): string {
-    return createHmac("sha256", this.#key).update(`tollgate-cache\0${e.v}\0${e.id}\0${e.build}\0${e.ranges}\0${valueText}`).digest("hex");
+  /** The job's pack, read once per run. */
+  #pack(id: string): Pack {
+    const known = this.#packs.get(id);
+    if (known) return known;
+    const file = path.join(this.dir, `${id}${PACK_SUFFIX}`);
+    const pack: Pack = { id, file, index: undefined, why: undefined, used: new Map(), fresh: new Map() };
+    try {
+      const got = indexPack(readBounded(file, this.#maxBytes), id, this.#build);
+      if ("why" in got) pack.why = got.why;
+      else pack.index = got;
+    } catch (err) {
+      // Absent (or pruned by a concurrent run): every lookup a plain miss.
+      if (err instanceof OversizedError) pack.why = `larger than the cache's ${this.#maxBytes} bytes`;
+    }
+    this.#packs.set(id, pack);
+    return pack;
   }
 
   #unusable(file: string, why: string): void {
@@ -114,90 +139,41 @@ export class ResultStore {
     }
   }
 
-  #get<T>(id: string, text: string, codec: AnswerCodec<T>): T | undefined {
-    const file = path.join(this.dir, `${id}.entry`);
-    const got = this.#load(file, id, text, codec);
+  #get<T>(pack: Pack, id: string, text: string, codec: AnswerCodec<T>): T | undefined {
+    const got = this.#load(pack, id, text, codec);
     if ("value" in got) {
       this.stats.hits++;
-      this.#hits.add(file);
+      const raw = rawLine(pack.index!, id);
+      if (raw) pack.used.set(id, raw);
       return got.value;
     }
     this.stats.misses++;
-    if (got.why !== undefined) this.#unusable(file, got.why);
+    if (got.why !== undefined) this.#unusable(pack.file, got.why);
     return undefined;
   }
 
-  /** The entry's answer, or why it is unusable (nothing: there is no entry, a plain miss). */
-  #load<T>(file: string, id: string, text: string, codec: AnswerCodec<T>): { value: T } | { why?: string } {
-    let raw: Buffer;
-    try {
-      raw = this.#readBounded(file);
-    } catch (err) {
-      // Absent (or pruned by a concurrent run): a plain miss.
-      return err instanceof OversizedError ? { why: `larger than ${this.#maxEntryBytes} bytes` } : {};
-    }
-    let entry: Partial<Entry>;
-    try {
-      entry = JSON.parse(raw.toString("utf8")) as Partial<Entry>;
-    } catch {
-      return { why: "not a whole entry (truncated or corrupt)" };
-    }
-    if (typeof entry !== "object" || entry === null || typeof entry.mac !== "string" || typeof entry.ranges !== "string") return { why: "not an entry" };
-    if (entry.v !== FORMAT || entry.build !== this.#build) return { why: "made by another version of tollgate or its engine" };
-    if (entry.id !== id) return { why: "recorded for another file or step" };
-    const expected = this.#mac(entry as Entry, JSON.stringify(entry.value));
-    const given = Buffer.from(entry.mac, "hex");
-    if (given.length !== 32 || !timingSafeEqual(given, Buffer.from(expected, "hex")))
-      return { why: "its MAC does not verify (forged, or made under another cache key)" };
-    if (!codec.is(entry.value)) return { why: "not an answer of this kind" };
-    if (rangesDigest(text, codec.ranges(entry.value)) !== entry.ranges) return { why: "its recorded text does not match the file" };
-    return { value: entry.value };
+  /** The answer of `id` in the pack, or why it is unusable (nothing: there is none, a plain miss). */
+  #load<T>(pack: Pack, id: string, text: string, codec: AnswerCodec<T>): { value: T } | { why?: string } {
+    if (pack.why !== undefined) return { why: pack.why };
+    if (pack.index === undefined) return {};
+    const at = pack.index.lines.get(id);
+    if (at !== undefined && at.end - at.start >= this.#maxEntryBytes) return { why: `an entry larger than ${this.#maxEntryBytes} bytes` };
+    const line = openLine(this.#key, pack.id, id, pack.index);
+    if (line === undefined) return {};
+    if ("why" in line) return line;
+    if (!codec.is(line.value)) return { why: "not an answer of this kind" };
+    if (rangesDigest(text, codec.ranges(line.value)) !== line.ranges) return { why: "its recorded text does not match the file" };
+    return { value: line.value };
   }
 
-  #readBounded(file: string): Buffer {
-    const fd = openSync(file, "r");
-    try {
-      const size = fstatSync(fd).size;
-      if (size > this.#maxEntryBytes) throw new OversizedError();
-      const buf = Buffer.allocUnsafe(size);
-      let off = 0;
-      while (off < size) {
-        const n = readSync(fd, buf, off, size - off, off);
-        if (n === 0) break;
-        off += n;
-      }
-      return buf.subarray(0, off);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  #put<T>(id: string, text: string, value: T, codec: AnswerCodec<T>): void {
+  #put<T>(pack: Pack, id: string, text: string, value: T, codec: AnswerCodec<T>): void {
     const ranges = rangesDigest(text, codec.ranges(value));
     if (ranges === undefined) return;
-    const valueText = JSON.stringify(value);
-    const head = { v: FORMAT, id, build: this.#build, ranges };
-    const data = JSON.stringify({ ...head, value, mac: this.#mac(head, valueText) });
-    if (Buffer.byteLength(data) > this.#maxEntryBytes) return; // oversized: never written
-    if (!this.#ensureDir()) return;
-    const file = path.join(this.dir, `${id}.entry`);
-    const tmp = path.join(this.dir, `.${id}.entry.${randomBytes(8).toString("hex")}.tmp`);
-    const write = writeFile(tmp, data, { flag: "wx", mode: 0o600 })
-      .then(() => {
-        renameSync(tmp, file);
-        this.stats.written++;
-        this.#written += data.length;
-      })
-      .catch((err: unknown) => {
-        try {
-          unlinkSync(tmp);
-        } catch {
-          // not created
-        }
-        this.#cannotWrite(err);
-      })
-      .finally(() => this.#writes.delete(write));
-    this.#writes.add(write);
+    const line = packLine(this.#key, pack.id, id, ranges, JSON.stringify(value));
+    // An answer too large for one entry is never written (one byte for each UTF-16 unit and more for the rest).
+    if (line.length >= this.#maxEntryBytes || Buffer.byteLength(line) > this.#maxEntryBytes) return;
+    pack.used.delete(id);
+    pack.fresh.set(id, line);
   }
 
   #ensureDir(): boolean {
@@ -217,22 +193,61 @@ export class ResultStore {
     this.#warn(`result cache: cannot write to ${this.dir} (${(err as Error).message}); this run's answers are not kept.`);
   }
 
-  /** Waits for the writes, refreshes the entries used, and prunes when this run wrote. Never throws. */
-  async close(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.all([...this.#writes]);
-    const now = new Date(this.#now());
-    for (const file of this.#hits) {
+  /** The pack as this run leaves it: its answers, then the older lines it did not use, within the bound. */
+  #packBytes(pack: Pack): Buffer {
+    const parts: Buffer[] = [Buffer.from(packHeader(pack.id, this.#build))];
+    for (const raw of pack.used.values()) parts.push(raw);
+    for (const line of pack.fresh.values()) parts.push(Buffer.from(line));
+    let size = parts.reduce((n, p) => n + p.length, 0);
+    const bound = Math.min(this.#maxBytes, Math.max(2 * size, KEEP_FLOOR_BYTES));
+    for (const id of pack.index?.lines.keys() ?? []) {
+      if (pack.used.has(id) || pack.fresh.has(id)) continue;
+      const raw = rawLine(pack.index!, id);
+      if (raw === undefined || size + raw.length > bound) continue;
+      parts.push(raw);
+      size += raw.length;
+    }
+    return Buffer.concat(parts, size);
+  }
+
+  async #write(pack: Pack): Promise<void> {
+    if (!this.#ensureDir()) return;
+    const data = this.#packBytes(pack);
+    if (data.length > this.#maxBytes) return;
+    const tmp = path.join(this.dir, `.${pack.id}${PACK_SUFFIX}.${randomBytes(8).toString("hex")}.tmp`);
+    try {
+      await writeFile(tmp, data, { flag: "wx", mode: 0o600 });
+      renameSync(tmp, pack.file);
+      this.stats.written += pack.fresh.size;
+      this.#written += data.length;
+    } catch (err) {
       try {
-        utimesSync(file, now, now);
+        unlinkSync(tmp);
+      } catch {
+        // not created
+      }
+      this.#cannotWrite(err);
+    }
+  }
+
+  /** Writes the packs that gained answers, refreshes those only used, and prunes when this run wrote. Never throws. */
+  async close(): Promise<void> {
+    const packs = [...this.#packs.values()];
+    this.#packs.clear();
+    await Promise.all(packs.filter((p) => p.fresh.size > 0).map((p) => this.#write(p)));
+    const now = new Date(this.#now());
+    for (const pack of packs) {
+      if (pack.fresh.size > 0 || pack.used.size === 0) continue;
+      try {
+        utimesSync(pack.file, now, now);
       } catch {
         // pruned meanwhile by another run
       }
     }
-    this.#hits.clear();
     if (this.#written > 0) this.prune();
   }
 
-  /** Deletes the least recently used entries until the directory holds at most maxBytes (and stale temp files). */
+  /** Deletes the least recently used packs until the directory holds at most maxBytes (and stale temp files, and entries of the old format). */
   prune(): void {
     let names: string[];
     try {
@@ -240,38 +255,34 @@ export class ResultStore {
     } catch {
       return;
     }
-    const entries: Array<{ file: string; size: number; mtime: number }> = [];
+    const packs: Array<{ file: string; size: number; mtime: number }> = [];
     let total = 0;
     for (const name of names) {
-      const isEntry = ENTRY_NAME.test(name);
-      if (!isEntry && !TEMP_NAME.test(name)) continue;
+      const kind = PACK_NAME.test(name) ? "pack" : OLD_ENTRY_NAME.test(name) ? "old" : TEMP_NAME.test(name) ? "temp" : undefined;
+      if (kind === undefined) continue;
       const file = path.join(this.dir, name);
       try {
         const st = statSync(file);
         if (!st.isFile()) continue;
-        if (!isEntry) {
-          if (this.#now() - st.mtimeMs > STALE_TEMP_MS) unlinkSync(file);
-          continue;
-        }
-        entries.push({ file, size: st.size, mtime: st.mtimeMs });
+        if (kind === "old" || (kind === "temp" && this.#now() - st.mtimeMs > STALE_TEMP_MS)) unlinkSync(file);
+        if (kind !== "pack") continue;
+        packs.push({ file, size: st.size, mtime: st.mtimeMs });
         total += st.size;
       } catch {
         // gone meanwhile
       }
     }
     if (total <= this.#maxBytes) return;
-    entries.sort((a, b) => a.mtime - b.mtime);
+    packs.sort((a, b) => a.mtime - b.mtime);
     const target = this.#maxBytes * 0.9;
-    for (const e of entries) {
+    for (const p of packs) {
       if (total <= target) break;
       try {
-        unlinkSync(e.file);
+        unlinkSync(p.file);
       } catch {
         // deleted by a concurrent run
       }
-      total -= e.size;
+      total -= p.size;
     }
   }
 }
-
-class OversizedError extends Error {}

@@ -198,27 +198,28 @@ describe("result cache (CLI)", () => {
     const cold = await check(dir, path.join(state, "cold"), [], env);
     expect(cold.code).toBe(1);
     type Span = { start: number };
-    type Forged = { value: { matches: Span[] } | Array<{ good: Span[] }> };
+    type Value = { matches: Span[] } | Array<{ good: Span[] }>;
     const shift = (spans: Span[]) => spans.map((m) => ({ ...m, start: m.start + 1 }));
-    const forgeries: Record<string, (entry: Forged, raw: string) => string> = {
+    /** Every entry line of a pack (`<id> <mac> <ranges> <value>`) with its value changed and its MAC kept. */
+    const eachValue = (raw: string, change: (v: Value) => Value) =>
+      raw
+        .split("\n")
+        .map((l, i) => (i === 0 || l === "" ? l : `${l.slice(0, 195)}${JSON.stringify(change(JSON.parse(l.slice(195)) as Value))}`))
+        .join("\n");
+    const forgeries: Record<string, (raw: string) => string> = {
       // "nothing" in place of the file's matches (the MAC no longer verifies).
-      nothing: (e) => JSON.stringify({ ...e, value: Array.isArray(e.value) ? e.value.map(() => ({ good: [], bad: [] })) : { ...e.value, matches: [] } }),
+      nothing: (raw) => eachValue(raw, (v) => (Array.isArray(v) ? v.map(() => ({ good: [], bad: [] })) : { ...v, matches: [] })),
       // A range moved by one character: an edit there would be wrong.
-      range: (e) =>
-        JSON.stringify({
-          ...e,
-          value: Array.isArray(e.value) ? e.value.map((r) => ({ ...r, good: shift(r.good) })) : { ...e.value, matches: shift(e.value.matches) },
-        }),
-      truncated: (_e, raw) => raw.slice(0, raw.length - 9),
+      range: (raw) => eachValue(raw, (v) => (Array.isArray(v) ? v.map((r) => ({ ...r, good: shift(r.good) })) : { ...v, matches: shift(v.matches) })),
+      truncated: (raw) => raw.slice(0, raw.length - 9),
     };
     for (const [name, forge] of Object.entries(forgeries)) {
       await check(dir, path.join(state, `fill-${name}`), cache, env);
-      const names = readdirSync(path.join(loc, ENTRIES)).filter((n) => n.endsWith(".entry"));
+      const names = readdirSync(path.join(loc, ENTRIES)).filter((n) => n.endsWith(".pack"));
       expect(names.length, name).toBeGreaterThanOrEqual(3);
       for (const n of names) {
         const file = path.join(loc, ENTRIES, n);
-        const raw = readFileSync(file, "utf8");
-        writeFileSync(file, forge(JSON.parse(raw) as Forged, raw));
+        writeFileSync(file, forge(readFileSync(file, "utf8")));
       }
       const warm = await check(dir, path.join(state, `warm-${name}`), cache, env);
       same(warm, cold, name);
@@ -269,7 +270,7 @@ describe("result cache (CLI)", () => {
     const cold = await check(dir, path.join(state, "cold"), [], env);
     const runs = await Promise.all([1, 2, 3].map((i) => check(dir, path.join(state, `at-once-${i}`), cache, env)));
     for (const [i, r] of runs.entries()) same(r, cold, `run ${i + 1} of 3 at once`);
-    expect(readdirSync(path.join(loc, ENTRIES)).filter((n) => !n.endsWith(".entry"))).toEqual([]);
+    expect(readdirSync(path.join(loc, ENTRIES)).filter((n) => !n.endsWith(".pack"))).toEqual([]);
     const applied: Record<string, string> = {};
     for (const [name, extra] of [
       ["plain", []],

@@ -414,6 +414,8 @@ type Answer = Pick<MatchResult, "matches" | "issues" | "hadErrors">;
 export interface MatchCache {
   get(lang: string, bytes: Buffer, text: string): Answer | undefined;
   put(lang: string, bytes: Buffer, text: string, answer: Answer): void;
+  /** The sha256 of bytes it was asked about (it hashed them for the lookup). */
+  sha256?(bytes: Buffer): string;
 }
 
 export class FileProcessor {
@@ -470,7 +472,15 @@ export class FileProcessor {
   #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: Answer): FileResult {
     const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
-    return { rel: file.rel, status: "matched", text, sha256: sha256(bytes), matches, ...(hadErrors ? { syntaxErrors: true as const } : {}), ...listed };
+    return {
+      rel: file.rel,
+      status: "matched",
+      text,
+      sha256: this.cache?.sha256?.(bytes) ?? sha256(bytes),
+      matches,
+      ...(hadErrors ? { syntaxErrors: true as const } : {}),
+      ...listed,
+    };
   }
 }
 
