@@ -32,21 +32,18 @@ export function summaryLine(report: Report): string {
   return `${plural(s.steps, "step")}${errors}, ${plural(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""}`;
 }
 
-/**
- * The markdown summary (`--summary FILE`, `$GITHUB_STEP_SUMMARY`), in the order a pull request's
- * reviewer reads it: the headline, what changed where (one row per file), what awaits approval and
- * why, then the steps with their full result text, the actions, and the diffs; truncated to the
- * budget with a pointer to the report. Pure: the same report gives the same text.
- */
-export function renderSummary(report: Report, options: SummaryOptions = {}): string {
-  const maxBytes = options.maxBytes ?? 1024 * 1024 - 4096;
-  const maxDiff = options.maxDiffBytes ?? 64 * 1024;
-  const where = options.reportPath ? `the report (\`${options.reportPath}\`)` : "the JSON report (`--report`)";
+/** What every section reads: the report, where the full one is, and each action's decision cell. */
+interface SummaryCtx {
+  report: Report;
+  where: string;
+  would: Map<string, string>;
+  decision: (o: OutcomeRecord) => string;
+}
+
+function headline(report: Report): string[] {
   const s = report.summary;
   const name = report.run.recipe.name ?? report.run.recipe.path;
-  const would = plannedDecisions(report);
-  const decision = (o: OutcomeRecord) => `${o.decision} (${cell(o.rule.name)})${would.has(o.id) ? `; ${cell(would.get(o.id)!)}` : ""}`;
-  const head: string[] = [
+  return [
     `## tollgate: ${cell(name)}`,
     "",
     `**${summaryLine(report)}** · exit ${report.exitCode}${report.run.interrupted ? " · interrupted" : ""}${report.run.dryRun ? " · dry run" : ""}`,
@@ -54,35 +51,40 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     `Files changed: ${s.filesChanged} (+${s.additions} −${s.deletions})`,
     "",
   ];
-  // A campaign (merge-reports --by-repository): the per-repository table leads.
-  const campaign = campaignOf(report);
-  if (campaign) head.push(...renderCampaignTable(campaign));
-  // What changed where: every file an action touched, applied or not.
-  const rows = report.outcomes.flatMap((o) => o.files.map((f) => ({ o, f })));
-  if (rows.length > 0) {
-    head.push("### Changes", "", "| file | change | +/− | action | outcome | decision (rule) |", "|---|---|---|---|---|---|");
-    for (const { o, f } of rows.slice(0, MAX_ROWS)) {
-      head.push(
-        `| \`${cell(f.path).replace(/`/g, "'")}\` | ${f.change} | +${f.additions} −${f.deletions} | ${cell(o.id)} | ${OUTCOME_WORD[o.outcome]} | ${decision(o)} |`,
-      );
-    }
-    if (rows.length > MAX_ROWS) head.push("", `_${plural(rows.length - MAX_ROWS, "more file")} in ${where}._`);
-    head.push("");
+}
+
+/** What changed where: every file an action touched, applied or not. */
+function changesSection(ctx: SummaryCtx): string[] {
+  const rows = ctx.report.outcomes.flatMap((o) => o.files.map((f) => ({ o, f })));
+  if (rows.length === 0) return [];
+  const out = ["### Changes", "", "| file | change | +/− | action | outcome | decision (rule) |", "|---|---|---|---|---|---|"];
+  for (const { o, f } of rows.slice(0, MAX_ROWS)) {
+    out.push(
+      `| \`${cell(f.path).replace(/`/g, "'")}\` | ${f.change} | +${f.additions} −${f.deletions} | ${cell(o.id)} | ${OUTCOME_WORD[o.outcome]} | ${ctx.decision(o)} |`,
+    );
   }
-  // What awaits a person, and why: left pending now, or (a plan) what applying it would ask for.
-  const waiting = report.outcomes.filter((o) => o.outcome === "pending-approval" || /^would require approval/.test(would.get(o.id) ?? ""));
-  if (waiting.length > 0) {
-    head.push("### Awaiting approval", "");
-    for (const o of waiting.slice(0, MAX_ROWS)) {
-      const why = would.get(o.id) ?? o.reason ?? "awaiting approval";
-      head.push(`- \`${cell(o.id)}\` ${cell(o.label)} — ${cell(why)}; approve with \`--approve ${cell(o.id)}\` (or \`--approve-all\`)`);
-    }
-    if (waiting.length > MAX_ROWS) head.push(`- _${plural(waiting.length - MAX_ROWS, "more action")} in ${where}._`);
-    head.push("");
+  if (rows.length > MAX_ROWS) out.push("", `_${plural(rows.length - MAX_ROWS, "more file")} in ${ctx.where}._`);
+  out.push("");
+  return out;
+}
+
+/** What awaits a person, and why: left pending now, or (a plan) what applying it would ask for. */
+function awaitingSection(ctx: SummaryCtx): string[] {
+  const { would } = ctx;
+  const waiting = ctx.report.outcomes.filter((o) => o.outcome === "pending-approval" || /^would require approval/.test(would.get(o.id) ?? ""));
+  if (waiting.length === 0) return [];
+  const out = ["### Awaiting approval", ""];
+  for (const o of waiting.slice(0, MAX_ROWS)) {
+    const why = would.get(o.id) ?? o.reason ?? "awaiting approval";
+    out.push(`- \`${cell(o.id)}\` ${cell(o.label)} — ${cell(why)}; approve with \`--approve ${cell(o.id)}\` (or \`--approve-all\`)`);
   }
-  const counts = Object.entries(s.outcomes).filter(([, n]) => n > 0);
-  if (counts.length > 0) head.push("| outcome | count |", "|---|---:|", ...counts.map(([k, n]) => `| ${k} | ${n} |`), "");
-  head.push(
+  if (waiting.length > MAX_ROWS) out.push(`- _${plural(waiting.length - MAX_ROWS, "more action")} in ${ctx.where}._`);
+  out.push("");
+  return out;
+}
+
+function stepsTable(report: Report): string[] {
+  return [
     "### Steps",
     "",
     "| # | step | tool | status | actions | ms | result |",
@@ -93,22 +95,31 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
       return `| ${i + 1} | ${cell(st.id)} | ${cell(st.tool)} | ${st.status === "ok" ? "ok" : "**error**"} | ${cell(st.actions.join(", "))} | ${Math.round(st.durationMs)} | ${cell(lines[0] ?? "")}${more} |`;
     }),
     "",
-  );
-  if (report.outcomes.length > 0) {
-    head.push(
-      "### Actions",
-      "",
-      "| id | label | decision (rule) | outcome | files | +/− |",
-      "|---|---|---|---|---:|---|",
-      ...report.outcomes.map((o) => {
-        const add = o.files.reduce((n, f) => n + f.additions, 0);
-        const del = o.files.reduce((n, f) => n + f.deletions, 0);
-        return `| ${cell(o.id)} | ${cell(o.label)} | ${decision(o)} | ${o.outcome} | ${o.files.length} | +${add} −${del} |`;
-      }),
-      "",
-    );
-  }
-  let text = head.join("\n");
+  ];
+}
+
+function actionsTable(ctx: SummaryCtx): string[] {
+  if (ctx.report.outcomes.length === 0) return [];
+  return [
+    "### Actions",
+    "",
+    "| id | label | decision (rule) | outcome | files | +/− |",
+    "|---|---|---|---|---:|---|",
+    ...ctx.report.outcomes.map((o) => {
+      const add = o.files.reduce((n, f) => n + f.additions, 0);
+      const del = o.files.reduce((n, f) => n + f.deletions, 0);
+      return `| ${cell(o.id)} | ${cell(o.label)} | ${ctx.decision(o)} | ${o.outcome} | ${o.files.length} | +${add} −${del} |`;
+    }),
+    "",
+  ];
+}
+
+/**
+ * The blocks after the tables, each added whole while the text stays within `maxBytes`: the full
+ * result text of every step with more than one line (a merged report's shards), then the diffs;
+ * what did not fit is counted at the end.
+ */
+function appendBlocks(text: string, ctx: SummaryCtx, maxBytes: number, maxDiff: number): string {
   const omitted = { "step result": 0, diff: 0 };
   const add = (block: string, kind: keyof typeof omitted) => {
     if (Buffer.byteLength(text) + Buffer.byteLength(block) > maxBytes) {
@@ -117,17 +128,44 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     }
     text += block;
   };
-  // The full result text of every step that has more than one line (a merged report's shards).
-  const long = report.steps.filter((st) => st.resultText.includes("\n"));
+  const long = ctx.report.steps.filter((st) => st.resultText.includes("\n"));
   if (long.length > 0) text += "\n#### Step results\n\n";
-  for (const st of long) add(textBlock(`${st.id} (${st.tool})`, st.resultText, "text", maxDiff, where), "step result");
+  for (const st of long) add(textBlock(`${st.id} (${st.tool})`, st.resultText, "text", maxDiff, ctx.where), "step result");
   // files and diff come from the same changes: the filter need not read every diff
-  const withDiffs = report.outcomes.filter((o) => o.files.length > 0 && o.diff.length > 0);
+  const withDiffs = ctx.report.outcomes.filter((o) => o.files.length > 0 && o.diff.length > 0);
   // A blank line ends the actions table before the heading (GFM renderers differ otherwise).
   if (withDiffs.length > 0) text += "\n### Diffs\n\n";
-  for (const o of withDiffs) add(diffBlock(o, maxDiff, where), "diff");
-  for (const [kind, n] of Object.entries(omitted)) if (n > 0) text += `_${plural(n, `more ${kind}`)} not shown (size limit); see ${where}._\n`;
+  for (const o of withDiffs) add(diffBlock(o, maxDiff, ctx.where), "diff");
+  for (const [kind, n] of Object.entries(omitted)) if (n > 0) text += `_${plural(n, `more ${kind}`)} not shown (size limit); see ${ctx.where}._\n`;
   return text;
+}
+
+/**
+ * The markdown summary (`--summary FILE`, `$GITHUB_STEP_SUMMARY`), in the order a pull request's
+ * reviewer reads it: the headline, what changed where (one row per file), what awaits approval and
+ * why, then the steps with their full result text, the actions, and the diffs; truncated to the
+ * budget with a pointer to the report. Pure: the same report gives the same text.
+ */
+export function renderSummary(report: Report, options: SummaryOptions = {}): string {
+  const maxBytes = options.maxBytes ?? 1024 * 1024 - 4096;
+  const maxDiff = options.maxDiffBytes ?? 64 * 1024;
+  const where = options.reportPath ? `the report (\`${options.reportPath}\`)` : "the JSON report (`--report`)";
+  const would = plannedDecisions(report);
+  const decision = (o: OutcomeRecord) => `${o.decision} (${cell(o.rule.name)})${would.has(o.id) ? `; ${cell(would.get(o.id)!)}` : ""}`;
+  const ctx: SummaryCtx = { report, where, would, decision };
+  // A campaign (merge-reports --by-repository): the per-repository table leads.
+  const campaign = campaignOf(report);
+  const counts = Object.entries(report.summary.outcomes).filter(([, n]) => n > 0);
+  const head = [
+    ...headline(report),
+    ...(campaign ? renderCampaignTable(campaign) : []),
+    ...changesSection(ctx),
+    ...awaitingSection(ctx),
+    ...(counts.length > 0 ? ["| outcome | count |", "|---|---:|", ...counts.map(([k, n]) => `| ${k} | ${n} |`), ""] : []),
+    ...stepsTable(report),
+    ...actionsTable(ctx),
+  ];
+  return appendBlocks(head.join("\n"), ctx, maxBytes, maxDiff);
 }
 
 const MAX_ROWS = 200;

@@ -74,103 +74,118 @@ export function automationId(report: Report): string {
   return `tollgate/${name}/${part}/`;
 }
 
-export function buildSarif(report: Report, options: SarifOptions = {}): { log: Record<string, unknown>; errorCount: number; truncated: number } {
-  const prefix = options.repoPrefix ?? "";
-  const rules: SarifRule[] = [];
-  const ruleIndex = new Map<string, number>();
-  const ruleOf = (rule: SarifRule): number => {
-    let i = ruleIndex.get(rule.id);
+/** The log's rules and results as they are added: each rule once, each fingerprint unique. */
+class SarifResults {
+  readonly rules: SarifRule[] = [];
+  readonly results: SarifResult[] = [];
+  readonly #ruleIndex = new Map<string, number>();
+  readonly #seen = new Map<string, number>();
+  constructor(readonly prefix: string) {}
+
+  /** The rule's index, added at its first result. */
+  rule(rule: SarifRule): number {
+    let i = this.#ruleIndex.get(rule.id);
     if (i === undefined) {
-      i = rules.length;
-      rules.push(rule);
-      ruleIndex.set(rule.id, i);
+      i = this.rules.length;
+      this.rules.push(rule);
+      this.#ruleIndex.set(rule.id, i);
     }
     return i;
+  }
+  artifact(path: string): { uri: string; uriBaseId: string } {
+    return { uri: uriOf(path, this.prefix), uriBaseId: "%SRCROOT%" };
+  }
+  location(path: string, region: Record<string, number>): SarifResult["locations"][number] {
+    return { physicalLocation: { artifactLocation: this.artifact(path), region } };
+  }
+  /** Equal parts get distinct fingerprints by their order of appearance. */
+  fingerprint(parts: string[]): string {
+    const key = parts.join("\u0000");
+    const n = (this.#seen.get(key) ?? 0) + 1;
+    this.#seen.set(key, n);
+    return sha256(`${key}\u0000${n}`).slice(0, 32);
+  }
+}
+
+/** A finding's staged fix as a SARIF fix (its replacement over the finding's file). */
+function fixOf(out: SarifResults, f: ReportFinding, r: NonNullable<ReportFinding["replacement"]>, outcome: OutcomeRecord | undefined): unknown {
+  return {
+    description: { text: `${outcome?.label ?? `AST Scan: ${f.rule}`} (${f.fix ?? "not staged"})` },
+    artifactChanges: [
+      {
+        artifactLocation: out.artifact(f.path),
+        replacements: [
+          {
+            deletedRegion: { startLine: r.start.line, startColumn: r.start.column, endLine: r.end.line, endColumn: r.end.column },
+            insertedContent: { text: r.text },
+          },
+        ],
+      },
+    ],
   };
-  const location = (path: string, region: Record<string, number>) => ({
-    physicalLocation: { artifactLocation: { uri: uriOf(path, prefix), uriBaseId: "%SRCROOT%" }, region },
+}
+
+function addFinding(out: SarifResults, f: ReportFinding, outcome: OutcomeRecord | undefined): void {
+  const level = LEVEL[f.severity];
+  const index = out.rule({
+    id: f.rule,
+    name: f.rule,
+    shortDescription: { text: f.rule },
+    ...(f.note ? { help: { text: f.note } } : {}),
+    ...(f.url ? { helpUri: f.url } : {}),
+    defaultConfiguration: { level },
   });
-  const results: SarifResult[] = [];
+  const region = { startLine: f.start.line, startColumn: f.start.column, endLine: f.end.line, endColumn: f.end.column };
+  const result: SarifResult = {
+    ruleId: f.rule,
+    ruleIndex: index,
+    level,
+    message: { text: f.message || f.text || f.rule },
+    locations: [out.location(f.path, region)],
+    partialFingerprints: { "tollgateFinding/v1": out.fingerprint([f.rule, f.path, f.text ?? "", f.message]) },
+  };
+  if (f.replacement) {
+    result.fixes = [fixOf(out, f, f.replacement, outcome)];
+    if (outcome) result.properties = { outcome: outcome.outcome, action: outcome.id };
+  }
+  out.results.push(result);
+}
+
+/** One result per file of a change staged by another tool and left unapplied, at its first changed line. */
+function addChange(out: SarifResults, o: OutcomeRecord): void {
+  const id = `tollgate/${o.sourceToolName}`;
+  const index = out.rule({
+    id,
+    name: id,
+    shortDescription: { text: `A change staged by ${o.sourceToolName} and left unapplied` },
+    defaultConfiguration: { level: "warning" },
+  });
+  const lines = firstChangedLines(o.diff ?? "", false);
+  o.files.forEach((file, i) => {
+    const line = lines.length === o.files.length ? lines[i]! : 1;
+    out.results.push({
+      ruleId: id,
+      ruleIndex: index,
+      level: "warning",
+      message: { text: `${o.label} (${o.id}): ${o.outcome}${o.error ? `: ${o.error}` : ""}` },
+      locations: [out.location(file.path, { startLine: line })],
+      partialFingerprints: { "tollgateChange/v1": out.fingerprint([o.id, file.path, file.afterSha256 ?? "deleted"]) },
+      properties: { outcome: o.outcome, action: o.id },
+    });
+  });
+}
+
+export function buildSarif(report: Report, options: SarifOptions = {}): { log: Record<string, unknown>; errorCount: number; truncated: number } {
+  const out = new SarifResults(options.repoPrefix ?? "");
   const applied = appliedIds(report.outcomes);
   const outcomeById = new Map(report.outcomes.map((o) => [o.id, o] as const));
-  const seen = new Map<string, number>();
-  const fingerprint = (parts: string[]) => {
-    const key = parts.join("\u0000");
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    return sha256(`${key}\u0000${n}`).slice(0, 32);
-  };
   const merged = (report as { merged?: { reports: Array<{ shard: { index: number } | null }> } }).merged;
   for (const f of findingsOf(report.steps, shardOrder(report.outcomes, merged?.reports))) {
     if (f.fix && applied.has(appliedKey(f.fix, f.shard))) continue;
-    const level = LEVEL[f.severity];
-    const index = ruleOf({
-      id: f.rule,
-      name: f.rule,
-      shortDescription: { text: f.rule },
-      ...(f.note ? { help: { text: f.note } } : {}),
-      ...(f.url ? { helpUri: f.url } : {}),
-      defaultConfiguration: { level },
-    });
-    const region = { startLine: f.start.line, startColumn: f.start.column, endLine: f.end.line, endColumn: f.end.column };
-    const result: SarifResult = {
-      ruleId: f.rule,
-      ruleIndex: index,
-      level,
-      message: { text: f.message || f.text || f.rule },
-      locations: [location(f.path, region)],
-      partialFingerprints: { "tollgateFinding/v1": fingerprint([f.rule, f.path, f.text ?? "", f.message]) },
-    };
-    const outcome = f.fix ? outcomeById.get(f.fix) : undefined;
-    if (f.replacement) {
-      result.fixes = [
-        {
-          description: { text: `${outcome?.label ?? `AST Scan: ${f.rule}`} (${f.fix ?? "not staged"})` },
-          artifactChanges: [
-            {
-              artifactLocation: { uri: uriOf(f.path, prefix), uriBaseId: "%SRCROOT%" },
-              replacements: [
-                {
-                  deletedRegion: {
-                    startLine: f.replacement.start.line,
-                    startColumn: f.replacement.start.column,
-                    endLine: f.replacement.end.line,
-                    endColumn: f.replacement.end.column,
-                  },
-                  insertedContent: { text: f.replacement.text },
-                },
-              ],
-            },
-          ],
-        },
-      ];
-      if (outcome) result.properties = { outcome: outcome.outcome, action: outcome.id };
-    }
-    results.push(result);
+    addFinding(out, f, f.fix ? outcomeById.get(f.fix) : undefined);
   }
-  for (const o of report.outcomes) {
-    if (o.sourceToolName === "ast_scan" || !unapplied(o)) continue;
-    const id = `tollgate/${o.sourceToolName}`;
-    const index = ruleOf({
-      id,
-      name: id,
-      shortDescription: { text: `A change staged by ${o.sourceToolName} and left unapplied` },
-      defaultConfiguration: { level: "warning" },
-    });
-    const lines = firstChangedLines(o.diff ?? "", false);
-    o.files.forEach((file, i) => {
-      const line = lines.length === o.files.length ? lines[i]! : 1;
-      results.push({
-        ruleId: id,
-        ruleIndex: index,
-        level: "warning",
-        message: { text: `${o.label} (${o.id}): ${o.outcome}${o.error ? `: ${o.error}` : ""}` },
-        locations: [location(file.path, { startLine: line })],
-        partialFingerprints: { "tollgateChange/v1": fingerprint([o.id, file.path, file.afterSha256 ?? "deleted"]) },
-        properties: { outcome: o.outcome, action: o.id },
-      });
-    });
-  }
+  for (const o of report.outcomes) if (o.sourceToolName !== "ast_scan" && unapplied(o)) addChange(out, o);
+  const { results, rules } = out;
   const maxResults = options.maxResults ?? MAX_RESULTS;
   const maxBytes = options.maxGzipBytes ?? MAX_GZIP_BYTES;
   let kept = results.slice(0, maxResults);
