@@ -300,29 +300,13 @@ async function walkList(root: string, dirs: string[], skipped: SkippedEntry[]): 
   return out;
 }
 
-/**
- * Lists candidate files. Throws ToolError `Path not found: <scope>` for a missing path and a
- * containment error for a path outside the root.
- */
-export async function discoverFiles(options: DiscoverOptions): Promise<Discovery> {
-  const root = path.resolve(options.root);
-  const { entries, scopePath } = resolveScope(root, options.path);
-  const userGlob = options.glob !== undefined && options.glob.trim() !== "" ? globFilter(options.glob.trim()) : undefined;
-
-  // A file path given explicitly is taken as is (explicit beats ignore rules, as in ast-grep).
-  const explicitFiles = entries.filter((e) => e.kind === "file").map((e) => e.base);
-  const dirEntries = entries.filter((e) => e.kind === "dir");
-  const singleFile = entries.length === 1 && entries[0]!.kind === "file";
-  const baseDir = singleFile
-    ? path.posix.dirname(entries[0]!.base) || "."
-    : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
-
-  // Where a file sits in the directory entries: its path relative to the directory the `glob`
-  // parameter is relative to, or undefined when no entry holds it. A path glob may name files
-  // (src/**/*.ts) or directories (packages/*/src): then the file lies below a
-  // matching directory and `glob` applies from there (packages/*/src with glob **/*.ts).
+// Where a file sits in the directory entries: its path relative to the directory the `glob`
+// parameter is relative to, or undefined when no entry holds it. A path glob may name files
+// (src/**/*.ts) or directories (packages/*/src): then the file lies below a matching directory
+// and `glob` applies from there (packages/*/src with glob **/*.ts).
+function entryPlacer(dirEntries: readonly ScopeEntry[]): (rel: string) => string | undefined {
   const entryMatchers = dirEntries.map((e) => ({ e, match: e.glob ? globFilter(e.glob) : undefined }));
-  const placeInEntries = (rel: string): string | undefined => {
+  return (rel) => {
     for (const { e, match } of entryMatchers) {
       const inside = e.base === "." ? true : rel.startsWith(`${e.base}/`);
       if (!inside) continue;
@@ -334,73 +318,112 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     }
     return undefined;
   };
-  const inDirEntry = (rel: string): boolean => placeInEntries(rel) !== undefined;
+}
 
-  let listed: string[];
-  let source: Discovery["source"];
-  const skipped: SkippedEntry[] = [];
-  const scopeFiles = restrictedFiles(options.scope);
+/** The scope's entries, split, and where each listed file sits in them. */
+interface ScopePlan {
+  root: string;
+  explicitFiles: string[];
+  dirEntries: ScopeEntry[];
+  placeInEntries: (rel: string) => string | undefined;
+}
+
+/**
+ * The candidate paths before the per-file filters: the run's positional files inside the
+ * entries, or the explicit files plus the listing of the directory entries (git's, or the walk
+ * where git cannot list).
+ */
+async function listCandidates(
+  plan: ScopePlan,
+  scope: FileScope | undefined,
+  skipped: SkippedEntry[],
+): Promise<{ listed: string[]; source: Discovery["source"] }> {
+  const { root, explicitFiles, dirEntries, placeInEntries } = plan;
+  const inDirEntry = (rel: string): boolean => placeInEntries(rel) !== undefined;
+  const scopeFiles = restrictedFiles(scope);
   if (scopeFiles !== undefined) {
-    source = "explicit";
     const wanted = new Set<string>();
     for (const f of scopeFiles) {
-      let rel: string;
       try {
-        rel = containScope(root, f).rel;
+        wanted.add(containScope(root, f).rel);
       } catch {
         continue; // positional files outside the root are never candidates
       }
-      wanted.add(rel);
     }
-    listed = [...wanted].filter((rel) => explicitFiles.includes(rel) || inDirEntry(rel));
-  } else {
-    const dirs = dirEntries.map((e) => e.base);
-    let fromDirs: string[] = [];
-    if (dirs.length > 0) {
-      const git = await gitList(root, dirs, skipped);
-      if (git !== null) {
-        source = "git";
-        fromDirs = git;
-      } else {
-        source = "walk";
-        skipped.length = 0;
-        fromDirs = await walkList(root, dirs, skipped);
-      }
-    } else {
-      source = "explicit";
-    }
-    listed = [...explicitFiles, ...fromDirs.filter(inDirEntry)];
+    return { listed: [...wanted].filter((rel) => explicitFiles.includes(rel) || inDirEntry(rel)), source: "explicit" };
   }
+  const dirs = dirEntries.map((e) => e.base);
+  if (dirs.length === 0) return { listed: [...explicitFiles], source: "explicit" };
+  const git = await gitList(root, dirs, skipped);
+  if (git !== null) return { listed: [...explicitFiles, ...git.filter(inDirEntry)], source: "git" };
+  skipped.length = 0;
+  const walked = await walkList(root, dirs, skipped);
+  return { listed: [...explicitFiles, ...walked.filter(inDirEntry)], source: "walk" };
+}
 
-  const seen = new Set<string>();
-  const files: DiscoveredFile[] = [];
-  for (const rel of listed) {
-    if (seen.has(rel)) continue;
-    seen.add(rel);
-    if (options.scope?.exclude?.includes(rel)) continue;
-    const explicit = explicitFiles.includes(rel);
-    if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) continue;
-    if (userGlob) {
-      const rest = explicit ? path.posix.basename(rel) : placeInEntries(rel);
-      if (rest === undefined || !userGlob(rest)) continue;
-    }
-    if (options.accept && !explicit && !options.accept(rel)) continue;
-    if (options.scope?.shard && shardOf(rel, options.scope.shard.count) !== options.scope.shard.index) continue;
-    const abs = path.join(root, rel);
-    let st;
-    try {
-      st = lstatSync(abs); // deleted-but-tracked files are listed by git: skip them
-    } catch {
-      continue;
-    }
-    if (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice() || st.isSocket()) {
-      skipped.push({ rel, message: `${kindOf(st)}, not a regular file: never read` });
-      continue;
-    }
-    if (!st.isFile()) continue; // symlinks are not followed, directories (submodules) skipped
-    files.push({ rel, abs, size: st.size });
+/** Whether a listed path passes the scope's exclusions, the `glob`, `accept` and the shard (no file read). */
+function wantedPath(rel: string, plan: ScopePlan, options: DiscoverOptions, userGlob: ((rel: string) => boolean) | undefined): boolean {
+  if (options.scope?.exclude?.includes(rel)) return false;
+  const explicit = plan.explicitFiles.includes(rel);
+  if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) return false;
+  if (userGlob) {
+    const rest = explicit ? path.posix.basename(rel) : plan.placeInEntries(rel);
+    if (rest === undefined || !userGlob(rest)) return false;
   }
-  files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  skipped.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return { scopePath, baseDir, singleFile, files, source: source!, skipped };
+  if (options.accept && !explicit && !options.accept(rel)) return false;
+  return !(options.scope?.shard && shardOf(rel, options.scope.shard.count) !== options.scope.shard.index);
+}
+
+/** A wanted path as a file to hand out: a regular file (a non-regular one is reported as skipped). */
+function regularFile(root: string, rel: string, skipped: SkippedEntry[]): DiscoveredFile | undefined {
+  const abs = path.join(root, rel);
+  let st;
+  try {
+    st = lstatSync(abs); // deleted-but-tracked files are listed by git: skip them
+  } catch {
+    return undefined;
+  }
+  if (st.isFIFO() || st.isCharacterDevice() || st.isBlockDevice() || st.isSocket()) {
+    skipped.push({ rel, message: `${kindOf(st)}, not a regular file: never read` });
+    return undefined;
+  }
+  if (!st.isFile()) return undefined; // symlinks are not followed, directories (submodules) skipped
+  return { rel, abs, size: st.size };
+}
+
+const byRel = (a: { rel: string }, b: { rel: string }) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
+
+/**
+ * Lists candidate files. Throws ToolError `Path not found: <scope>` for a missing path and a
+ * containment error for a path outside the root.
+ */
+export async function discoverFiles(options: DiscoverOptions): Promise<Discovery> {
+  const root = path.resolve(options.root);
+  const { entries, scopePath } = resolveScope(root, options.path);
+  const userGlob = options.glob !== undefined && options.glob.trim() !== "" ? globFilter(options.glob.trim()) : undefined;
+
+  // A file path given explicitly is taken as is (explicit beats ignore rules, as in ast-grep).
+  const dirEntries = entries.filter((e) => e.kind === "dir");
+  const plan: ScopePlan = {
+    root,
+    explicitFiles: entries.filter((e) => e.kind === "file").map((e) => e.base),
+    dirEntries,
+    placeInEntries: entryPlacer(dirEntries),
+  };
+  const singleFile = entries.length === 1 && entries[0]!.kind === "file";
+  const baseDir = singleFile
+    ? path.posix.dirname(entries[0]!.base) || "."
+    : commonDir(entries.map((e) => (e.kind === "dir" ? e.base : path.posix.dirname(e.base) || ".")));
+
+  const skipped: SkippedEntry[] = [];
+  const { listed, source } = await listCandidates(plan, options.scope, skipped);
+  const files: DiscoveredFile[] = [];
+  for (const rel of new Set(listed)) {
+    if (!wantedPath(rel, plan, options, userGlob)) continue;
+    const file = regularFile(root, rel, skipped);
+    if (file) files.push(file);
+  }
+  files.sort(byRel);
+  skipped.sort(byRel);
+  return { scopePath, baseDir, singleFile, files, source, skipped };
 }
