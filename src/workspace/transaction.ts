@@ -23,6 +23,26 @@ export interface TransactionOptions {
 }
 
 /** An action's apply failed after writing, and everything it wrote was restored. */
+/** The error of an apply with stale files: those overlapping this run's writes first, by name. */
+function staleError(stale: readonly string[], overlapping: readonly string[]): StaleError {
+  if (overlapping.length === 0) return new StaleError(`Stale: ${stale.join(", ")} changed since the preview; nothing was written`, [...stale]);
+  const others = stale.filter((p) => !overlapping.some((o) => o.startsWith(`${p} (`)));
+  const parts = [...overlapping, ...(others.length ? [`${others.join(", ")} changed since the preview`] : [])];
+  return new StaleError(`Stale: ${parts.join("; ")}; nothing was written`, [...stale]);
+}
+
+/** What the ledger learns once the writes are committed: each rewrite's hashes and edits (no texts). */
+function historyOf(
+  plan: readonly WriteStep[],
+  written: readonly FileChange[],
+): Array<{ path: string; beforeSha256: string; afterSha256: string; edits: readonly TextEdit[] }> {
+  return plan.flatMap((step, i) => {
+    const done = written[i]!;
+    if (step.edits === null || !step.original.existed || done.beforeSha256 === null || done.afterSha256 === null) return [];
+    return [{ path: step.original.path, beforeSha256: done.beforeSha256, afterSha256: done.afterSha256, edits: step.edits }];
+  });
+}
+
 export class RolledBackError extends Error {
   readonly rolledBack = true;
   readonly journalKept = false;
@@ -213,11 +233,42 @@ export class RunTransaction {
    */
   async apply(changes: readonly FileChange[]): Promise<FileChange[]> {
     if (this.#broken) throw new Error(this.#broken);
-    const view = this.#view;
-    const where = view.assertWritable(changes);
-    const plan: WriteStep[] = [];
-    const stale: string[] = [];
-    const overlapping: string[] = [];
+    const plan = await this.#planWrites(changes);
+    const implicit = this.#action === undefined;
+    const scope = this.#action ?? new Scope();
+    if (implicit) this.#action = scope;
+    const owner = scope.owner;
+    let written: FileChange[];
+    try {
+      for (const step of plan) {
+        scope.add(step.original);
+        // A file that exists has its directory: only a created file can need new ones.
+        if (step.edits !== null && !step.original.existed) for (const dir of await this.#files.missingDirs(step.real)) scope.addDir(dir);
+      }
+      await this.#persist();
+      scope.wrote = true;
+      written = await this.#writePlan(plan);
+    } catch (err) {
+      if (!implicit) throw err;
+      this.#action = undefined;
+      throw await this.#abort(scope, err);
+    }
+    scope.written.push(...written);
+    if (implicit) {
+      this.#action = undefined;
+      await this.#commit(scope);
+    }
+    // Later movable changes are rebased over these writes (rebase.ts).
+    for (const h of historyOf(plan, written)) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner });
+    return written;
+  }
+
+  /**
+   * Each change checked against the file as it is now: as staged, rebased (over this run's own
+   * writes, or by its producer), or stale. Throws StaleError naming every stale file.
+   */
+  async #planWrites(changes: readonly FileChange[]): Promise<WriteStep[]> {
+    const where = this.#view.assertWritable(changes);
     const seen = new Set<string>();
     const targets = changes.map((change, i) => {
       const { real, rel, realRel } = where[i]!;
@@ -227,12 +278,14 @@ export class RunTransaction {
     });
     // Distinct files: read concurrently (reading changes nothing, so a failure just ends the apply).
     const originals = await mapLimit(targets, IO_CONCURRENCY, (t) => this.#files.snapshot(t.real, t.realRel));
+    const plan: WriteStep[] = [];
+    const stale: string[] = [];
+    const overlapping: string[] = [];
     for (const [i, { change, real, rel }] of targets.entries()) {
       const original = originals[i]!;
       const currentSha = original.existed ? original.sha256! : null;
-      const edits = change.kind === "deleted" ? null : change.edits;
       if (currentSha === change.beforeSha256) {
-        plan.push({ change, real, rel, original, edits, rebased: false });
+        plan.push({ change, real, rel, original, edits: change.kind === "deleted" ? null : change.edits, rebased: false });
         continue;
       }
       const own = this.#rebaseOverRun(change, original);
@@ -245,80 +298,49 @@ export class RunTransaction {
       if (rebased === undefined) stale.push(rel);
       else plan.push({ change, real, rel, original, edits: rebased, rebased: true });
     }
-    if (overlapping.length > 0) {
-      const others = stale.filter((p) => !overlapping.some((o) => o.startsWith(`${p} (`)));
-      const parts = [...overlapping, ...(others.length ? [`${others.join(", ")} changed since the preview`] : [])];
-      throw new StaleError(`Stale: ${parts.join("; ")}; nothing was written`, stale);
+    if (stale.length > 0) throw staleError(stale, overlapping);
+    return plan;
+  }
+
+  /** Writes one planned file; returns the change as written (a rebased one with its own diff). */
+  async #writeStep(step: WriteStep): Promise<FileChange> {
+    // A change as staged on a file of ASCII text is written from the bytes in hand.
+    const ascii = !step.rebased && step.original.existed && step.edits !== null ? applyEditsToAscii(step.original.bytes!, step.edits) : undefined;
+    if (ascii) {
+      await this.#files.replace(step.real, ascii, step.original.mode);
+      return step.change;
     }
-    if (stale.length > 0) {
-      throw new StaleError(`Stale: ${stale.join(", ")} changed since the preview; nothing was written`, stale);
-    }
-    const implicit = this.#action === undefined;
-    const scope = this.#action ?? new Scope();
-    if (implicit) this.#action = scope;
-    const owner = scope.owner;
+    const before = step.original.existed ? textOf(step.original, step.rel) : null;
+    const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
+    if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
+    if (step.original.existed && after !== null) await this.#files.replace(step.real, after, step.original.mode);
+    else await this.#files.write(step.real, after, step.original.mode);
+    return step.rebased
+      ? buildChange(this.#view.spill, {
+          path: step.change.path,
+          before,
+          beforeSha256: step.original.existed ? step.original.sha256! : null,
+          after,
+          edits: step.edits ?? [],
+        })
+      : step.change;
+  }
+
+  /**
+   * Everything is journaled by now, so the order of the writes does not matter for a rollback or
+   * `recover`. Rewrites of files that exist (distinct files, directories there) run a few at a
+   * time; a delete or a create (which may make directories) runs alone, in its place, so no two
+   * writes ever depend on each other.
+   */
+  async #writePlan(plan: readonly WriteStep[]): Promise<FileChange[]> {
     const written: FileChange[] = [];
-    // What the ledger learns once the writes are committed (hashes and edits, no texts).
-    const history: Array<{ path: string; beforeSha256: string; afterSha256: string; edits: readonly TextEdit[] }> = [];
-    try {
-      for (const step of plan) {
-        scope.add(step.original);
-        // A file that exists has its directory: only a created file can need new ones.
-        if (step.edits !== null && !step.original.existed) for (const dir of await this.#files.missingDirs(step.real)) scope.addDir(dir);
-      }
-      await this.#persist();
-      scope.wrote = true;
-      const writeStep = async (step: WriteStep): Promise<FileChange> => {
-        // A change as staged on a file of ASCII text is written from the bytes in hand.
-        const ascii = !step.rebased && step.original.existed && step.edits !== null ? applyEditsToAscii(step.original.bytes!, step.edits) : undefined;
-        if (ascii) {
-          await this.#files.replace(step.real, ascii, step.original.mode);
-          return step.change;
-        }
-        const before = step.original.existed ? textOf(step.original, step.rel) : null;
-        const after = step.edits === null ? null : applyEdits(before ?? "", step.edits);
-        if (after === undefined) throw new Error(`The staged edits of ${step.rel} do not fit the file; nothing more was written`);
-        if (step.original.existed && after !== null) await this.#files.replace(step.real, after, step.original.mode);
-        else await this.#files.write(step.real, after, step.original.mode);
-        return step.rebased
-          ? buildChange(view.spill, {
-              path: step.change.path,
-              before,
-              beforeSha256: step.original.existed ? step.original.sha256! : null,
-              after,
-              edits: step.edits ?? [],
-            })
-          : step.change;
-      };
-      // Everything is journaled by now, so the order of the writes does not matter for a
-      // rollback or `recover`. Rewrites of files that exist (distinct files, directories there)
-      // run a few at a time; a delete or a create (which may make directories) runs alone, in
-      // its place, so no two writes ever depend on each other.
-      for (let i = 0; i < plan.length;) {
-        let j = i;
-        while (j < plan.length && plan[j]!.original.existed && plan[j]!.edits !== null) j++;
-        if (j === i) j = i + 1;
-        written.push(...(await mapLimit(plan.slice(i, j), j - i > 1 ? IO_CONCURRENCY : 1, writeStep)));
-        i = j;
-      }
-      for (const [i, step] of plan.entries()) {
-        const done = written[i]!;
-        if (step.edits !== null && step.original.existed && done.beforeSha256 !== null && done.afterSha256 !== null) {
-          history.push({ path: step.original.path, beforeSha256: done.beforeSha256, afterSha256: done.afterSha256, edits: step.edits });
-        }
-      }
-    } catch (err) {
-      if (!implicit) throw err;
-      this.#action = undefined;
-      throw await this.#abort(scope, err);
+    for (let i = 0; i < plan.length;) {
+      let j = i;
+      while (j < plan.length && plan[j]!.original.existed && plan[j]!.edits !== null) j++;
+      if (j === i) j = i + 1;
+      written.push(...(await mapLimit(plan.slice(i, j), j - i > 1 ? IO_CONCURRENCY : 1, (step) => this.#writeStep(step))));
+      i = j;
     }
-    scope.written.push(...written);
-    if (implicit) {
-      this.#action = undefined;
-      await this.#commit(scope);
-    }
-    // Later movable changes are rebased over these writes (rebase.ts).
-    for (const h of history) this.ledger.record(h.path, { beforeSha256: h.beforeSha256, afterSha256: h.afterSha256, edits: h.edits, owner });
     return written;
   }
 
