@@ -1,6 +1,139 @@
 import { createReadStream } from "node:fs";
 import type { SpillStore } from "../spill/store.js";
 
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const blank = (text: string) => text.trim() === "";
+
+/**
+ * The parse of one streamed document, fed a chunk at a time: where it is (depth, inside a string,
+ * which part of the top-level object), the text of the member or element under way, and the
+ * object so far.
+ */
+class StreamedObject {
+  readonly #out: Record<string, unknown> = {};
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #role: "start" | "key" | "value" | "element" | "after-array" | "done" = "start";
+  #key = "";
+  #carried = "";
+  #pieceStart = 0;
+  #array: unknown[] = [];
+  #chunk = "";
+  /** A top level that is not an object: kept whole for JSON.parse (and its error message). */
+  #whole: string | undefined;
+
+  constructor(
+    readonly streamed: ReadonlySet<string>,
+    readonly element: (key: string, value: unknown) => unknown,
+  ) {}
+
+  feed(chunk: string): void {
+    if (this.#whole !== undefined) {
+      this.#whole += chunk;
+      return;
+    }
+    this.#chunk = chunk;
+    this.#pieceStart = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (c === 0x5c) this.#escaped = true;
+        else if (c === 0x22) this.#inString = false;
+        continue;
+      }
+      if (this.#role === "start") {
+        if (isSpace(c) || c === 0xfeff) continue;
+        if (c !== 0x7b) {
+          this.#whole = chunk.slice(i);
+          return;
+        }
+        this.#depth = 1;
+        this.#role = "key";
+        this.#pieceStart = i + 1;
+      } else if (this.#role === "done") {
+        if (!isSpace(c)) throw new SyntaxError("Unexpected non-whitespace character after JSON");
+      } else if (c === 0x22) this.#inString = true;
+      else if (c === 0x7b || c === 0x5b) this.#open(c, i);
+      else if (c === 0x2c || c === 0x7d || c === 0x5d) this.#separator(c, i);
+      else if (c === 0x3a && this.#depth === 1 && this.#role === "key") {
+        this.#key = JSON.parse(this.#piece(i)) as string;
+        if (typeof this.#key !== "string") throw new SyntaxError("Expected a string key");
+        this.#role = "value";
+        this.#pieceStart = i + 1;
+      }
+    }
+    this.#carried += chunk.slice(this.#pieceStart);
+  }
+
+  end(): unknown {
+    if (this.#whole !== undefined) return JSON.parse(this.#whole);
+    if (this.#role !== "done") throw new SyntaxError("Unexpected end of JSON input");
+    return this.#out;
+  }
+
+  /** The text from the piece's start to `end` (across chunks). */
+  #piece(end: number): string {
+    const text = this.#carried + this.#chunk.slice(this.#pieceStart, end);
+    this.#carried = "";
+    return text;
+  }
+
+  // an own property, as JSON.parse makes it (assignment would treat "__proto__" as the prototype)
+  #member(k: string, v: unknown): void {
+    Object.defineProperty(this.#out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+
+  /** `{` or `[`: a streamed member's array begins its elements; anything else nests. */
+  #open(c: number, i: number): void {
+    if (
+      this.#depth === 1 &&
+      this.#role === "value" &&
+      c === 0x5b &&
+      this.streamed.has(this.#key) &&
+      blank(this.#carried + this.#chunk.slice(this.#pieceStart, i))
+    ) {
+      this.#carried = "";
+      this.#depth = 2;
+      this.#role = "element";
+      this.#array = [];
+      this.#pieceStart = i + 1;
+      return;
+    }
+    this.#depth++;
+  }
+
+  /** `,`, `}` or `]`: ends an element of a streamed array, a member of the top level, or a nesting. */
+  #separator(c: number, i: number): void {
+    const closes = c !== 0x2c;
+    if (this.#depth === 2 && this.#role === "element") {
+      const text = this.#piece(i);
+      if (!blank(text)) this.#array.push(this.element(this.#key, JSON.parse(text)));
+      else if (!closes || this.#array.length > 0) throw new SyntaxError(`Unexpected token in ${this.#key}[${this.#array.length}]`);
+      this.#pieceStart = i + 1;
+      if (closes) {
+        this.#depth = 1;
+        this.#role = "after-array";
+      }
+      return;
+    }
+    if (this.#depth === 1) {
+      const text = this.#piece(i);
+      if (this.#role === "value") this.#member(this.#key, JSON.parse(text));
+      else if (this.#role === "after-array") {
+        if (!blank(text)) throw new SyntaxError(`Unexpected token after ${this.#key}`);
+        this.#member(this.#key, this.#array);
+      } else if (!(closes && blank(text) && Object.keys(this.#out).length === 0)) throw new SyntaxError("Unexpected token in a JSON object");
+      this.#pieceStart = i + 1;
+      this.#role = closes ? "done" : "key";
+      if (closes) this.#depth = 0;
+      return;
+    }
+    if (closes) this.#depth--;
+  }
+}
+
 /**
  * Reads a JSON document whose top level is an object, one member at a time, and the members
  * named in `streamed` (arrays) one element at a time: no more than the largest member (or
@@ -16,113 +149,9 @@ export async function readJsonStreamed(
   /** Bytes read at a time (tests make it tiny, so members straddle the reads). */
   chunkBytes = 1 << 20,
 ): Promise<unknown> {
-  const out: Record<string, unknown> = {};
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let role: "start" | "key" | "value" | "element" | "after-array" | "done" = "start";
-  let key = "";
-  let carried = "";
-  let pieceStart = 0;
-  let array: unknown[] = [];
-  /** A top level that is not an object: kept whole for JSON.parse (and its error message). */
-  let whole: string | undefined;
-
-  const piece = (chunk: string, end: number): string => {
-    const text = carried + chunk.slice(pieceStart, end);
-    carried = "";
-    return text;
-  };
-  const blank = (text: string) => text.trim() === "";
-  // an own property, as JSON.parse makes it (assignment would treat "__proto__" as the prototype)
-  const member = (k: string, v: unknown) => Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-
-  for await (const raw of createReadStream(file, { encoding: "utf8", highWaterMark: chunkBytes })) {
-    const chunk = raw as string;
-    if (whole !== undefined) {
-      whole += chunk;
-      continue;
-    }
-    pieceStart = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === 0x5c) escaped = true;
-        else if (c === 0x22) inString = false;
-        continue;
-      }
-      if (role === "start") {
-        if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0xfeff) continue;
-        if (c !== 0x7b) {
-          whole = chunk.slice(i);
-          break;
-        }
-        depth = 1;
-        role = "key";
-        pieceStart = i + 1;
-        continue;
-      }
-      if (role === "done") {
-        if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-        throw new SyntaxError("Unexpected non-whitespace character after JSON");
-      }
-      if (c === 0x22) {
-        inString = true;
-        continue;
-      }
-      if (c === 0x7b || c === 0x5b) {
-        if (depth === 1 && role === "value" && c === 0x5b && streamed.has(key) && blank(carried + chunk.slice(pieceStart, i))) {
-          carried = "";
-          depth = 2;
-          role = "element";
-          array = [];
-          pieceStart = i + 1;
-          continue;
-        }
-        depth++;
-        continue;
-      }
-      const closes = c === 0x7d || c === 0x5d;
-      if (c === 0x2c || closes) {
-        if (depth === 2 && role === "element") {
-          const text = piece(chunk, i);
-          if (!blank(text)) array.push(element(key, JSON.parse(text)));
-          else if (c === 0x2c || array.length > 0) throw new SyntaxError(`Unexpected token in ${key}[${array.length}]`);
-          pieceStart = i + 1;
-          if (closes) {
-            depth = 1;
-            role = "after-array";
-          }
-          continue;
-        }
-        if (depth === 1) {
-          const text = piece(chunk, i);
-          if (role === "value") member(key, JSON.parse(text));
-          else if (role === "after-array") {
-            if (!blank(text)) throw new SyntaxError(`Unexpected token after ${key}`);
-            member(key, array);
-          } else if (!(closes && blank(text) && Object.keys(out).length === 0)) throw new SyntaxError("Unexpected token in a JSON object");
-          pieceStart = i + 1;
-          role = closes ? "done" : "key";
-          if (closes) depth = 0;
-          continue;
-        }
-        if (closes) depth--;
-        continue;
-      }
-      if (c === 0x3a && depth === 1 && role === "key") {
-        key = JSON.parse(piece(chunk, i)) as string;
-        if (typeof key !== "string") throw new SyntaxError("Expected a string key");
-        role = "value";
-        pieceStart = i + 1;
-      }
-    }
-    if (whole === undefined) carried += chunk.slice(pieceStart);
-  }
-  if (whole !== undefined) return JSON.parse(whole);
-  if (role !== "done") throw new SyntaxError("Unexpected end of JSON input");
-  return out;
+  const parser = new StreamedObject(streamed, element);
+  for await (const raw of createReadStream(file, { encoding: "utf8", highWaterMark: chunkBytes })) parser.feed(raw as string);
+  return parser.end();
 }
 
 /**
