@@ -18,7 +18,7 @@ import { ensureLanguages, loadNapi } from "../tools/ast/langs.js";
 import { entries, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
 import { evaluateMatch } from "../tools/scan/fix.js";
 import { loadRuleSet, napiConfigOf, readProjectConfig, yamlDocuments } from "../tools/scan/rules.js";
-import type { ScanRule } from "../tools/scan/types.js";
+import type { ProjectConfig, ScanRule } from "../tools/scan/types.js";
 
 /**
  * A test whose id names no rule is skipped, as `ast-grep test` skips it ("Configuration not
@@ -191,42 +191,21 @@ export interface RuleTestOptions {
   onResult?: (r: RuleTestResult) => void;
 }
 
-export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRun> {
-  const issues: Issue[] = [];
-  const warnings: Issue[] = [];
-  const configFile = path.resolve(options.config);
-  const config = readProjectConfig(configFile, options.displayBase, issues);
-  const done = (results: RuleTestResult[]): RuleTestRun => {
-    const all = results.flatMap((r) => r.cases);
-    const failedRules = results.filter((r) => r.cases.some((c) => !PASS.includes(c.verdict))).length;
-    const summary = {
-      passed: results.filter((r) => !r.skipped && r.cases.every((c) => PASS.includes(c.verdict))).length,
-      failed: failedRules,
-      updated: all.filter((c) => c.verdict === "Updated").length,
-      skipped: results.filter((r) => r.skipped).length,
-      cases: all.length,
-    };
-    return { results, issues, warnings, summary, exitCode: issues.length > 0 ? 2 : failedRules > 0 ? 1 : 0 };
+function ruleTestRun(results: RuleTestResult[], issues: Issue[], warnings: Issue[]): RuleTestRun {
+  const all = results.flatMap((r) => r.cases);
+  const failedRules = results.filter((r) => r.cases.some((c) => !PASS.includes(c.verdict))).length;
+  const summary = {
+    passed: results.filter((r) => !r.skipped && r.cases.every((c) => PASS.includes(c.verdict))).length,
+    failed: failedRules,
+    updated: all.filter((c) => c.verdict === "Updated").length,
+    skipped: results.filter((r) => r.skipped).length,
+    cases: all.length,
   };
-  if (!config) return done([]);
-  if (config.testConfigs.length === 0) {
-    issues.push({ file: show(configFile, options.displayBase), message: "sgconfig has no testConfigs: nothing to test" });
-    return done([]);
-  }
-  let rules: ScanRule[];
-  let skipped: Map<string, string>;
-  try {
-    const set = await loadRuleSet({ baseDir: path.dirname(configFile), displayBase: options.displayBase, config: configFile });
-    rules = set.rules;
-    warnings.push(...set.warnings);
-    skipped = new Map(set.skipped.map((s) => [s.id, s.reason]));
-  } catch (err) {
-    if (err instanceof InputError) issues.push(...err.issues);
-    else throw err;
-    return done([]);
-  }
-  const byId = new Map(rules.map((r) => [r.id, r]));
-  const filter = options.filter !== undefined ? new RegExp(options.filter, "u") : undefined;
+  return { results, issues, warnings, summary, exitCode: issues.length > 0 ? 2 : failedRules > 0 ? 1 : 0 };
+}
+
+/** The sgconfig's test files (outside the snapshot directories), and the snapshot files. */
+function readTestFiles(config: ProjectConfig, displayBase: string, issues: Issue[]): { tests: TestFile[]; snapshotDirs: string[]; snapshotFiles: string[] } {
   const tests: TestFile[] = [];
   const snapshotDirs: string[] = [];
   const snapshotFiles: string[] = [];
@@ -235,82 +214,128 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
     snapshotDirs.push(snapDir);
     snapshotFiles.push(...yamlFiles(snapDir));
     for (const file of yamlFiles(tc.testDir, snapDir)) {
-      const shown = show(file, options.displayBase);
+      const shown = show(file, displayBase);
       for (const { ctx, root } of yamlDocuments(shown, readFileSync(file, "utf8"), issues)) {
-        const map = entries(ctx, root, "rule test");
-        if (!map) continue;
-        onlyKeys(ctx, map, ["id", "valid", "invalid"], "rule test");
-        const id = map.get("id") ? str(ctx, map.get("id")!.value, "id") : undefined;
-        if (!id) {
-          if (!map.has("id")) ctx.issues.push({ file: shown, message: "rule test needs an id" });
-          continue;
-        }
-        const valid = map.get("valid") ? codeList(ctx, map.get("valid")!.value, "valid") : [];
-        const invalid = map.get("invalid") ? codeList(ctx, map.get("invalid")!.value, "invalid") : [];
-        tests.push({ id, file: shown, valid, invalid });
+        const test = readTest(ctx, root, shown);
+        if (test) tests.push(test);
       }
     }
   }
+  return { tests, snapshotDirs, snapshotFiles };
+}
+
+/** One rule test document: `{ id, valid, invalid }`. */
+function readTest(ctx: CheckCtx, root: Node | null, shown: string): TestFile | undefined {
+  const map = entries(ctx, root, "rule test");
+  if (!map) return undefined;
+  onlyKeys(ctx, map, ["id", "valid", "invalid"], "rule test");
+  const id = map.get("id") ? str(ctx, map.get("id")!.value, "id") : undefined;
+  if (!id) {
+    if (!map.has("id")) ctx.issues.push({ file: shown, message: "rule test needs an id" });
+    return undefined;
+  }
+  const valid = map.get("valid") ? codeList(ctx, map.get("valid")!.value, "valid") : [];
+  const invalid = map.get("invalid") ? codeList(ctx, map.get("invalid")!.value, "invalid") : [];
+  return { id, file: shown, valid, invalid };
+}
+
+type Napi = Awaited<ReturnType<typeof loadNapi>>;
+
+/** The snapshot of an invalid case's first match: the fixed source (when the rule fixes) and the labels. */
+function snapshotOf(rule: ScanRule, node: SgNode, code: string): Snapshot {
+  const labels = labelsOf(rule, node, code);
+  if (!rule.fix) return { labels };
+  const ev = evaluateMatch(rule, node, code);
+  return { fixed: code.slice(0, ev.fix!.start) + ev.fix!.text + code.slice(ev.fix!.end), labels };
+}
+
+/**
+ * An invalid case's verdict: Missing, Error, Reported (the stored snapshot), or else Wrong —
+ * Updated with `update`, its snapshot then put in `updated`.
+ */
+function invalidCase(napi: Napi, rule: ScanRule, code: string, expected: Snapshot | undefined, updated: Map<string, Snapshot> | undefined): RuleCase {
+  const node = napi
+    .parse(rule.lang as never, code)
+    .root()
+    .find(napiConfigOf(rule) as never);
+  if (!node) return { kind: "invalid", code, verdict: "Missing" };
+  let actual: Snapshot;
+  try {
+    actual = snapshotOf(rule, node, code);
+  } catch (err) {
+    return { kind: "invalid", code, verdict: "Error", error: (err as Error).message };
+  }
+  if (expected && sameSnapshot(actual, expected)) return { kind: "invalid", code, verdict: "Reported", actual, expected };
+  updated?.set(code, actual);
+  return { kind: "invalid", code, verdict: updated ? "Updated" : "Wrong", actual, ...(expected ? { expected } : {}) };
+}
+
+/** One rule's cases, valid ones first; `updated` collects the snapshots to write (`--update`). */
+function ruleCases(napi: Napi, rule: ScanRule, t: TestFile, stored: Map<string, Snapshot> | undefined, updated: Map<string, Snapshot> | undefined): RuleCase[] {
+  const matcher = napiConfigOf(rule) as never;
+  const cases: RuleCase[] = [];
+  for (const code of t.valid) {
+    const found = napi
+      .parse(rule.lang as never, code)
+      .root()
+      .find(matcher);
+    cases.push({ kind: "valid", code, verdict: found ? "Noisy" : "Validated" });
+  }
+  for (const code of t.invalid) cases.push(invalidCase(napi, rule, code, stored?.get(code), updated));
+  return cases;
+}
+
+/** The sgconfig's rules (skipped ones by id, with the reason); undefined when they do not load. */
+async function loadTestedRules(
+  configFile: string,
+  displayBase: string,
+  issues: Issue[],
+  warnings: Issue[],
+): Promise<{ rules: ScanRule[]; skipped: Map<string, string> } | undefined> {
+  try {
+    const set = await loadRuleSet({ baseDir: path.dirname(configFile), displayBase, config: configFile });
+    warnings.push(...set.warnings);
+    return { rules: set.rules, skipped: new Map(set.skipped.map((s) => [s.id, s.reason])) };
+  } catch (err) {
+    if (err instanceof InputError) issues.push(...err.issues);
+    else throw err;
+    return undefined;
+  }
+}
+
+export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRun> {
+  const issues: Issue[] = [];
+  const warnings: Issue[] = [];
+  const done = (results: RuleTestResult[]): RuleTestRun => ruleTestRun(results, issues, warnings);
+  const configFile = path.resolve(options.config);
+  const config = readProjectConfig(configFile, options.displayBase, issues);
+  if (!config) return done([]);
+  if (config.testConfigs.length === 0) {
+    issues.push({ file: show(configFile, options.displayBase), message: "sgconfig has no testConfigs: nothing to test" });
+    return done([]);
+  }
+  const loaded = await loadTestedRules(configFile, options.displayBase, issues, warnings);
+  if (!loaded) return done([]);
+  const { tests, snapshotDirs, snapshotFiles } = readTestFiles(config, options.displayBase, issues);
   if (issues.length > 0) return done([]);
   const snapshots = readSnapshots(snapshotFiles, options.displayBase, issues);
   if (issues.length > 0) return done([]);
   const napi = await loadNapi();
-  ensureLanguages(napi, [...new Set(rules.map((r) => r.lang))]);
+  ensureLanguages(napi, [...new Set(loaded.rules.map((r) => r.lang))]);
+  const byId = new Map(loaded.rules.map((r) => [r.id, r]));
+  const filter = options.filter !== undefined ? new RegExp(options.filter, "u") : undefined;
   const results: RuleTestResult[] = [];
   const updates = new Map<string, Map<string, Snapshot>>();
   for (const t of tests) {
     if (filter && !filter.test(t.id)) continue;
     const rule = byId.get(t.id);
-    if (!rule) {
-      const r: RuleTestResult = { id: t.id, file: t.file, skipped: skipped.get(t.id) ?? NOT_FOUND, cases: [] };
-      results.push(r);
-      options.onResult?.(r);
-      continue;
+    let r: RuleTestResult;
+    if (!rule) r = { id: t.id, file: t.file, skipped: loaded.skipped.get(t.id) ?? NOT_FOUND, cases: [] };
+    else {
+      const updated = options.update ? (updates.get(t.id) ?? new Map<string, Snapshot>()) : undefined;
+      r = { id: t.id, file: t.file, cases: ruleCases(napi, rule, t, snapshots.get(t.id)?.snapshots, updated) };
+      if (updated && updated.size > 0) updates.set(t.id, updated);
     }
-    const matcher = napiConfigOf(rule) as never;
-    const cases: RuleCase[] = [];
-    for (const code of t.valid) {
-      const found = napi
-        .parse(rule.lang as never, code)
-        .root()
-        .find(matcher);
-      cases.push({ kind: "valid", code, verdict: found ? "Noisy" : "Validated" });
-    }
-    const stored = snapshots.get(t.id)?.snapshots;
-    for (const code of t.invalid) {
-      const node = napi
-        .parse(rule.lang as never, code)
-        .root()
-        .find(matcher);
-      if (!node) {
-        cases.push({ kind: "invalid", code, verdict: "Missing" });
-        continue;
-      }
-      let actual: Snapshot;
-      try {
-        const labels = labelsOf(rule, node, code);
-        actual = { labels };
-        if (rule.fix) {
-          const ev = evaluateMatch(rule, node, code);
-          actual = { fixed: code.slice(0, ev.fix!.start) + ev.fix!.text + code.slice(ev.fix!.end), labels };
-        }
-      } catch (err) {
-        cases.push({ kind: "invalid", code, verdict: "Error", error: (err as Error).message });
-        continue;
-      }
-      const expected = stored?.get(code);
-      if (expected && sameSnapshot(actual, expected)) {
-        cases.push({ kind: "invalid", code, verdict: "Reported", actual, expected });
-        continue;
-      }
-      if (options.update) {
-        const m = updates.get(t.id) ?? new Map<string, Snapshot>();
-        m.set(code, actual);
-        updates.set(t.id, m);
-        cases.push({ kind: "invalid", code, verdict: "Updated", actual, ...(expected ? { expected } : {}) });
-      } else cases.push({ kind: "invalid", code, verdict: "Wrong", actual, ...(expected ? { expected } : {}) });
-    }
-    const r: RuleTestResult = { id: t.id, file: t.file, cases };
     results.push(r);
     options.onResult?.(r);
   }
