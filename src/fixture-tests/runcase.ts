@@ -69,6 +69,101 @@ function runProblems(report: Report): string {
   return lines.join("\n");
 }
 
+/** What a case's checks share: the case, the context, its result so far, and the path scrubber. */
+interface CaseRun {
+  testCase: TestCase;
+  ctx: CaseContext;
+  result: CaseResult;
+  scrub: (text: string) => string;
+}
+
+const fail = (run: CaseRun, f: CaseFailure) => run.result.failures.push(f);
+
+function runInputOf(testCase: TestCase, ctx: CaseContext): RunInput {
+  return {
+    recipePath: ctx.recipe,
+    command: "test",
+    ...(testCase.policyPath ? { policyPath: testCase.policyPath } : { mode: "auto-apply" }),
+    vars: Object.entries(testCase.vars).map(([k, v]) => `${k}=${String(v)}`),
+    scope: testCase.files ? { files: testCase.files } : {},
+  };
+}
+
+/** The tree against expected/ (written instead with `--update`, when the run exited as expected). */
+async function checkTree(run: CaseRun, ws: string, exitOk: boolean): Promise<void> {
+  const { testCase, ctx, result } = run;
+  const actual = await readTree(ws);
+  const expected = testCase.hasExpected ? await readTree(testCase.expectedDir) : undefined;
+  const differences = expected ? compareTrees(expected, actual) : [];
+  if (ctx.update && exitOk && (!expected || differences.length > 0)) {
+    await writeTree(testCase.expectedDir, actual);
+    result.updated.push("expected/");
+  } else if (!expected) {
+    fail(run, { kind: "tree", message: "no expected/ folder: run with --update to create it from this run" });
+  } else if (differences.length > 0) {
+    const list = differences.map((d) => `${d.kind === "missing" ? "not produced" : d.kind === "unexpected" ? "not expected" : "differs"}: ${d.path}`);
+    fail(run, {
+      kind: "tree",
+      message: `the result differs from expected/ in ${differences.length} file(s):\n${list.join("\n")}`,
+      diff: differences.map((d) => d.diff).join(""),
+    });
+  }
+}
+
+/** The report against expected-report.json (written instead with `--update`). */
+async function checkReport(run: CaseRun, report: Report, exitOk: boolean): Promise<void> {
+  const { testCase, ctx, result } = run;
+  const snapshot = snapshotOf(report, run.scrub);
+  const stored = testCase.hasSnapshot ? await readFile(testCase.snapshotPath, "utf8") : undefined;
+  const snapDiff = stored === undefined ? "" : snapshotDiff(stored, snapshot);
+  if (ctx.update && exitOk && (stored === undefined || snapDiff)) {
+    await writeFile(testCase.snapshotPath, snapshotText(snapshot));
+    result.updated.push("expected-report.json");
+  } else if (snapDiff) {
+    fail(run, { kind: "report", message: "the report differs from expected-report.json", diff: snapDiff });
+  }
+}
+
+/** f(f(x)) = f(x): a second run on the result stages no change and fails no step. */
+function checkIdempotence(run: CaseRun, second: Report): void {
+  const errors = second.steps.filter((s) => s.status === "error");
+  const staged = second.outcomes.filter((o) => o.outcome !== "discarded");
+  if (errors.length === 0 && staged.length === 0) return;
+  const lines = [...errors.map((s) => `step ${s.id} (${s.tool}) failed: ${s.resultText}`), ...staged.map((o) => `${o.id} ${o.label} (${o.outcome})`)];
+  fail(run, {
+    kind: "idempotence",
+    message: `not idempotent: a second run on the result staged ${staged.length} change(s)${errors.length ? ` and ${errors.length} step error(s)` : ""} (set idempotent: false in case.yaml if that is intended)\n${run.scrub(lines.join("\n"))}`,
+    diff: staged.map((o) => o.diff).join(""),
+  });
+}
+
+/** The case in its workspace: the run, then the tree, the report and idempotence checked. */
+async function runInWorkspace(testCase: TestCase, ctx: CaseContext, result: CaseResult, ws: string): Promise<void> {
+  await copyInput(testCase.inputDir, ws);
+  if (testCase.git) await initGit(ws, ctx.exec);
+  const { runRecipe } = await import("../runner/run.js");
+  const input = runInputOf(testCase, ctx);
+  const world: RunWorld = { cwd: ws, exec: ctx.exec, displayBase: ctx.displayBase };
+  const execute = async () => (await runRecipe(input, world)).report;
+  const first = await execute();
+  const scrub = pathScrubber([
+    [ws, "<workspace>"],
+    [path.dirname(ctx.recipe), "<recipe-dir>"],
+  ]);
+  const run: CaseRun = { testCase, ctx, result, scrub };
+  const exitOk = first.exitCode === testCase.exitCode;
+  if (!exitOk) {
+    fail(run, { kind: "exit-code", message: `the run exited ${first.exitCode}, expected ${testCase.exitCode}\n${scrub(runProblems(first))}`.trimEnd() });
+  }
+  await checkTree(run, ws, exitOk);
+  await checkReport(run, first, exitOk);
+  // Only meaningful when the first run changed something.
+  if (testCase.idempotent && exitOk && first.summary.outcomes.applied > 0) {
+    result.idempotence = "checked";
+    checkIdempotence(run, await execute());
+  }
+}
+
 /**
  * Runs one case: input copied to a temp workspace, the recipe run in-process (auto-apply unless
  * the case has a policy.yaml), the tree compared byte for byte with expected/, the report with
@@ -86,81 +181,13 @@ export async function runCase(testCase: TestCase, ctx: CaseContext): Promise<Cas
     idempotence: testCase.idempotent ? "skipped" : "off",
     durationMs: 0,
   };
-  const fail = (f: CaseFailure) => result.failures.push(f);
   const root = await realpath(await mkdtemp(path.join(tmpdir(), "tollgate-case-")));
   const ws = path.join(root, "workspace");
   try {
-    await copyInput(testCase.inputDir, ws);
-    if (testCase.git) await initGit(ws, ctx.exec);
-    const { runRecipe } = await import("../runner/run.js");
-    const input: RunInput = {
-      recipePath: ctx.recipe,
-      command: "test",
-      ...(testCase.policyPath ? { policyPath: testCase.policyPath } : { mode: "auto-apply" }),
-      vars: Object.entries(testCase.vars).map(([k, v]) => `${k}=${String(v)}`),
-      scope: testCase.files ? { files: testCase.files } : {},
-    };
-    const world: RunWorld = { cwd: ws, exec: ctx.exec, displayBase: ctx.displayBase };
-    const run = async () => (await runRecipe(input, world)).report;
-    const first = await run();
-    const scrub = pathScrubber([
-      [ws, "<workspace>"],
-      [path.dirname(ctx.recipe), "<recipe-dir>"],
-    ]);
-
-    const exitOk = first.exitCode === testCase.exitCode;
-    if (!exitOk) {
-      fail({ kind: "exit-code", message: `the run exited ${first.exitCode}, expected ${testCase.exitCode}\n${scrub(runProblems(first))}`.trimEnd() });
-    }
-
-    const actual = await readTree(ws);
-    const expected = testCase.hasExpected ? await readTree(testCase.expectedDir) : undefined;
-    const differences = expected ? compareTrees(expected, actual) : [];
-    if (ctx.update && exitOk && (!expected || differences.length > 0)) {
-      await writeTree(testCase.expectedDir, actual);
-      result.updated.push("expected/");
-    } else if (!expected) {
-      fail({ kind: "tree", message: "no expected/ folder: run with --update to create it from this run" });
-    } else if (differences.length > 0) {
-      const list = differences.map((d) => `${d.kind === "missing" ? "not produced" : d.kind === "unexpected" ? "not expected" : "differs"}: ${d.path}`);
-      fail({
-        kind: "tree",
-        message: `the result differs from expected/ in ${differences.length} file(s):\n${list.join("\n")}`,
-        diff: differences.map((d) => d.diff).join(""),
-      });
-    }
-
-    const snapshot = snapshotOf(first, scrub);
-    const stored = testCase.hasSnapshot ? await readFile(testCase.snapshotPath, "utf8") : undefined;
-    const snapDiff = stored === undefined ? "" : snapshotDiff(stored, snapshot);
-    if (ctx.update && exitOk && (stored === undefined || snapDiff)) {
-      await writeFile(testCase.snapshotPath, snapshotText(snapshot));
-      result.updated.push("expected-report.json");
-    } else if (snapDiff) {
-      fail({ kind: "report", message: "the report differs from expected-report.json", diff: snapDiff });
-    }
-
-    // f(f(x)) = f(x): only meaningful when the first run changed something.
-    if (testCase.idempotent && exitOk && first.summary.outcomes.applied > 0) {
-      result.idempotence = "checked";
-      const second = await run();
-      const errors = second.steps.filter((s) => s.status === "error");
-      const staged = second.outcomes.filter((o) => o.outcome !== "discarded");
-      if (errors.length > 0 || staged.length > 0) {
-        const lines = [...errors.map((s) => `step ${s.id} (${s.tool}) failed: ${s.resultText}`), ...staged.map((o) => `${o.id} ${o.label} (${o.outcome})`)];
-        fail({
-          kind: "idempotence",
-          message: `not idempotent: a second run on the result staged ${staged.length} change(s)${errors.length ? ` and ${errors.length} step error(s)` : ""} (set idempotent: false in case.yaml if that is intended)\n${scrub(lines.join("\n"))}`,
-          diff: staged.map((o) => o.diff).join(""),
-        });
-      }
-    }
+    await runInWorkspace(testCase, ctx, result, ws);
   } catch (err) {
-    if (err instanceof InputError) {
-      result.issues.push(...err.issues);
-    } else {
-      fail({ kind: "error", message: messageOf(err) });
-    }
+    if (err instanceof InputError) result.issues.push(...err.issues);
+    else result.failures.push({ kind: "error", message: messageOf(err) });
   } finally {
     if (ctx.keep) result.workspace = ws;
     else await rm(root, { recursive: true, force: true }).catch(() => {});
