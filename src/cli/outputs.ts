@@ -5,7 +5,7 @@ import { writeReportJson } from "../report/json.js";
 import { renderSummary } from "../report/markdown.js";
 import { writeCombinedPatch, type Preview } from "../report/patch.js";
 import type { Report } from "../report/types.js";
-import { writeFileAtomicStream, writeFileAtomicText } from "../report/write.js";
+import { writeFileAtomicStream, writeFileAtomicText } from "../workspace/output-file.js";
 
 export interface OutputArgs {
   report?: string;

@@ -1,8 +1,9 @@
 import { randomBytes, createHash } from "node:crypto";
 import { readFileSync, unlinkSync } from "node:fs";
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
+import { writeFileAtomicText } from "./output-file.js";
 
 /**
  * The machine-side half of a journal. A journal lives in the workspace, where a
@@ -32,7 +33,6 @@ export function newNonce(): string {
 interface RecordFile {
   root: string;
   nonce: string;
-  pid: number;
   createdAt: string;
 }
 
@@ -44,21 +44,8 @@ interface RecordFile {
 export async function writeRecord(realRoot: string, nonce: string, durable: boolean): Promise<void> {
   const file = recordPath(realRoot);
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const data: RecordFile = { root: realRoot, nonce, pid: process.pid, createdAt: new Date().toISOString() };
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const handle = await open(tmp, "wx", 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(data));
-    if (durable) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  const data: RecordFile = { root: realRoot, nonce, createdAt: new Date().toISOString() };
+  await writeFileAtomicText(file, JSON.stringify(data), "the journal record", { mode: 0o600, flush: durable });
 }
 
 /** The nonce recorded for this workspace, or null. */

@@ -102,7 +102,7 @@ async function pullRequest(args: PrArgs): Promise<number> {
       import("../../shard/merge.js"),
       import("../../campaign/pull-request.js"),
       import("../../campaign/repositories.js"),
-      import("../../report/write.js"),
+      import("../../workspace/output-file.js"),
     ],
   );
   let data: unknown;

@@ -161,7 +161,7 @@ async function noReports(args: MergeArgs): Promise<number> {
       import("./campaign.js"),
       import("../../report/campaign.js"),
       import("node:fs/promises"),
-      import("../../report/write.js"),
+      import("../../workspace/output-file.js"),
     ]);
   const repositories = await readRepositoryList(args.repositories!);
   const info = campaignWithoutReports(repositories, await readPullRequestMaps((args["pull-requests"] ?? []).map(String)));

@@ -26,7 +26,7 @@ export function planCommand(setExit: (code: number) => void): CommandModule<obje
       const [{ loadPolicy, DEFAULT_POLICY }, { decisionRecorder, toPlan }, { writeFileAtomicStream }, { writeReportJson }] = await Promise.all([
         import("../../policy/policy.js"),
         import("../../plan/plan.js"),
-        import("../../report/write.js"),
+        import("../../workspace/output-file.js"),
         import("../../report/json.js"),
       ]);
       const loaded = input.policyPath ? await loadPolicy(input.policyPath, args.policy) : DEFAULT_POLICY;

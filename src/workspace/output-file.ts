@@ -3,10 +3,12 @@ import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises
 import path from "node:path";
 import { TollgateError } from "../errors.js";
 import { messageOf } from "../util/thrown.js";
+import { tempFileName } from "./fs.js";
 
 /**
- * The one way the CLI writes its own output files (report, patch, summary, SARIF, plan, and
- * what else a command writes for the user), wherever the user names them. A regular file is
+ * The one way tollgate writes its own files outside a run's transaction (the CLI's report,
+ * patch, summary, SARIF, plan, and what else a command writes for the user, wherever the user
+ * names them; the journal's record in the state directory). A regular file is
  * written atomically: the pieces go to a temp file in the same directory (parent directories
  * created), which replaces the target only once complete, so a failure or an interrupt leaves
  * the previous file, never half of a new one. A target that exists and is not a regular file
@@ -16,21 +18,37 @@ import { messageOf } from "../util/thrown.js";
  * parent that is a file) is one line naming the file and the reason, exit 3: a requested
  * output that is missing is a failure, whatever the run itself came to.
  */
-export async function writeFileAtomicStream(file: string, produce: (write: (chunk: string) => Promise<void>) => Promise<void>, label?: string): Promise<void> {
+export interface OutputFileOptions {
+  /** The file's mode when it is made (default 0o666, less the umask). */
+  mode?: number;
+  /** fsync the file before it replaces the target. */
+  flush?: boolean;
+}
+
+export async function writeFileAtomicStream(
+  file: string,
+  produce: (write: (chunk: string) => Promise<void>) => Promise<void>,
+  label?: string,
+  options: OutputFileOptions = {},
+): Promise<void> {
   const abs = path.resolve(file);
   const fail = (err: unknown) => cannotWrite(file, err, label);
   const into = await existingSpecial(abs);
   if (into) return writeInto(abs, produce, fail);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.tollgate-${randomBytes(8).toString("hex")}.tmp`);
+  const tmp = tempFileName(abs, randomBytes(8).toString("hex"));
   let handle: FileHandle | undefined;
   try {
     await mkdirs(path.dirname(abs));
-    handle = await open(tmp, "wx", 0o666);
+    handle = await open(tmp, "wx", options.mode ?? 0o666);
   } catch (err) {
     throw fail(err);
   }
   try {
     await pour(handle, produce, fail);
+    if (options.flush)
+      await handle.sync().catch((err: unknown) => {
+        throw fail(err);
+      });
     const h = handle;
     handle = undefined;
     await h.close().catch((err: unknown) => {
@@ -47,8 +65,8 @@ export async function writeFileAtomicStream(file: string, produce: (write: (chun
 }
 
 /** A whole text as an output file (see writeFileAtomicStream). */
-export async function writeFileAtomicText(file: string, text: string, label?: string): Promise<void> {
-  await writeFileAtomicStream(file, (write) => write(text), label);
+export async function writeFileAtomicText(file: string, text: string, label?: string, options: OutputFileOptions = {}): Promise<void> {
+  await writeFileAtomicStream(file, (write) => write(text), label, options);
 }
 
 /**
