@@ -1,143 +1,119 @@
 import type { Argv } from "yargs";
 import { InputError, TollgateError } from "../errors.js";
 import { asError, messageOf } from "../errors.js";
+import { EXIT } from "../exit-codes.js";
+import { optionNames, register, type CommandSpec, type Invocation } from "./command.js";
+import { formatOf, type Format } from "./options.js";
 
 /** Thrown by yargs' fail handler: usage errors exit 2. */
 class UsageError extends TollgateError {
   constructor(message: string) {
-    super(message, 2);
+    super(message, EXIT.input);
   }
 }
-
-type SetExit = (code: number) => void;
-/** Loads a command's module; the function it returns registers the command with yargs. */
-type CommandOf = (setExit: SetExit) => Promise<(cli: Argv) => Argv>;
 
 /**
  * Every command's module, by the name it is invoked with, in the order `--help` lists them. A
  * run names its command first (`tollgate run …`): then only that module loads; anything else
- * (`tollgate --help`, an unknown or misspelt command) registers them all.
+ * (`tollgate --help`, options first) loads them all.
  */
-const COMMANDS: Record<string, CommandOf> = {
-  run: async (set) => {
-    const { runCommand } = await import("./commands/run.js");
-    return (cli) => cli.command(runCommand(set));
-  },
-  validate: async (set) => {
-    const { validateCommand } = await import("./commands/validate.js");
-    return (cli) => cli.command(validateCommand(set));
-  },
-  tools: async (set) => {
-    const { toolsCommand } = await import("./commands/tools.js");
-    return (cli) => cli.command(toolsCommand(set));
-  },
-  schema: async (set) => {
-    const { schemaCommand } = await import("./commands/schema.js");
-    return (cli) => cli.command(schemaCommand(set));
-  },
-  recover: async (set) => {
-    const { recoverCommand } = await import("./commands/recover.js");
-    return (cli) => cli.command(recoverCommand(set));
-  },
-  test: async (set) => {
-    const { testCommand } = await import("./commands/test.js");
-    return (cli) => cli.command(testCommand(set));
-  },
-  plan: async (set) => {
-    const { planCommand } = await import("./commands/plan.js");
-    return (cli) => cli.command(planCommand(set));
-  },
-  apply: async (set) => {
-    const { applyCommand } = await import("./commands/apply.js");
-    return (cli) => cli.command(applyCommand(set));
-  },
-  "merge-reports": async (set) => {
-    const { mergeReportsCommand } = await import("./commands/merge-reports.js");
-    return (cli) => cli.command(mergeReportsCommand(set));
-  },
-  campaign: async (set) => {
-    const { campaignCommand } = await import("./commands/campaign.js");
-    return (cli) => cli.command(campaignCommand(set));
-  },
+const COMMANDS: Record<string, () => Promise<CommandSpec>> = {
+  run: async () => (await import("./commands/run.js")).runCommand,
+  plan: async () => (await import("./commands/plan.js")).planCommand,
+  apply: async () => (await import("./commands/apply.js")).applyCommand,
+  validate: async () => (await import("./commands/validate.js")).validateCommand,
+  tools: async () => (await import("./commands/tools.js")).toolsCommand,
+  schema: async () => (await import("./commands/schema.js")).schemaCommand,
+  test: async () => (await import("./commands/test.js")).testCommand,
+  recover: async () => (await import("./commands/recover.js")).recoverCommand,
+  "merge-reports": async () => (await import("./commands/merge-reports.js")).mergeReportsCommand,
+  campaign: async () => (await import("./commands/campaign.js")).campaignCommand,
 };
 
-/** Parses argv, runs one command, returns the exit code. Errors are caught here, once. */
-export async function main(argv: string[]): Promise<number> {
-  (await import("./argv.js")).setArgv(argv);
-  let exitCode = 0;
-  const setExit = (code: number) => {
-    exitCode = code;
-  };
-  const first = argv[0];
-  const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
-  const [{ default: yargs }, ...commands] = await Promise.all([import("yargs"), ...names.map((name) => COMMANDS[name]!(setExit))]);
+const ABOUT = "Run codemod recipes: preview every change, gate it by policy, apply, report.";
+
+/** Parses argv, runs one command, returns its exit code. Errors are caught here, once. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const invocation: Invocation = { argv: [...argv], env };
+  let format: Format | undefined;
   try {
-    const cli = yargs(argv);
-    skipHelpCache(cli);
-    for (const register of commands) register(cli);
-    await cli
-      .scriptName("tollgate")
-      .usage("$0 <command> [options]\n\nRun codemod recipes: preview every change, gate it by policy, apply, report.")
-      .demandCommand(1, "Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports, campaign")
-      .strict()
-      .recommendCommands()
-      .version(false)
-      .option("version", { alias: "v", type: "boolean", describe: "Show the version" })
-      .help()
-      .alias("help", "h")
-      .wrap(Math.min(100, process.stderr.columns ?? 100))
-      .exitProcess(false)
-      .fail((msg, err, y) => {
-        if (err) throw err;
-        const unknown = /^Unknown arguments?: (.+)$/.exec(msg ?? "");
-        if (unknown) {
-          // The third argument is yargs' usage object: its descriptions are the options of the command that failed.
-          const known = Object.keys((y as unknown as { getDescriptions(): Record<string, unknown> }).getDescriptions());
-          throw new UsageError(unknownArguments(unknown[1]!.split(", "), known));
-        }
-        // recommendCommands fails with only "Did you mean X?", before strict mode names the
-        // unknown command: name it, so `tollgate tool` does not read as a bare question.
-        if (msg?.startsWith("Did you mean")) {
-          const given = argv.find((a) => !a.startsWith("-"));
-          throw new UsageError(`Unknown command: ${given ?? ""}. ${msg}`);
-        }
-        throw new UsageError(msg ?? "Invalid usage");
-      })
-      .parseAsync();
+    const name = commandName(argv);
+    const names = name !== undefined ? [name] : Object.keys(COMMANDS);
+    const [{ default: yargs }, ...loaded] = await Promise.all([import("yargs"), ...names.map((n) => COMMANDS[n]!())]);
+    const specs = new Map(names.map((n, i) => [n, loaded[i]!]));
+    const parsed = await parse(yargs(argv), specs);
+    if (parsed.help === true) return EXIT.ok;
+    format = formatOf(parsed.format as Format | undefined, env);
+    const spec = commandOf(specs, parsed._.map(String));
+    return await spec.run!(parsed, invocation);
   } catch (err) {
-    if (err instanceof InputError && githubFormat(argv, process.env)) {
+    if (err instanceof InputError && format === "github") {
       const { inputErrorAnnotations } = await import("../github/annotations.js");
       process.stdout.write(
-        inputErrorAnnotations(err.issues, process.env)
+        inputErrorAnnotations(err.issues, env)
           .map((l) => `${l}\n`)
           .join(""),
       );
     }
-    return reportError(err);
+    return reportError(err, env);
   }
-  return exitCode;
 }
 
 /**
- * yargs renders a command's whole help text as its handler starts, in case a failure later wants
- * to show it (~20-80 ms of text layout on every run); tollgate's fail handler never shows help, and
- * `--help` renders it afresh. Guarded: an internal of yargs 18.
+ * The command named first, if any; a first word that names none is a usage error that suggests
+ * the nearest command (`tollgate tool`: `Did you mean tools?`).
  */
-function skipHelpCache(cli: unknown): void {
-  const usage = (cli as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } })
-    .getInternalMethods?.()
-    .getUsageInstance?.();
-  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+function commandName(argv: readonly string[]): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith("-")) return undefined;
+  if (Object.hasOwn(COMMANDS, first)) return first;
+  const near = nearest(first, Object.keys(COMMANDS));
+  throw new UsageError(`Unknown command: ${first}${near ? `. Did you mean ${near}?` : ""}`);
 }
 
-/** `--format github`, or GitHub Actions without another `--format` (as the run decides). */
-function githubFormat(argv: string[], env: NodeJS.ProcessEnv): boolean {
-  const i = argv.findIndex((a) => a === "--format" || a.startsWith("--format="));
-  const format = i === -1 ? undefined : argv[i]!.includes("=") ? argv[i]!.slice("--format=".length) : argv[i + 1];
-  return format === "github" || (format === undefined && env.GITHUB_ACTIONS === "true");
+/** The spec that runs: the command named, or its subcommand named second (`campaign pr`). */
+function commandOf(specs: ReadonlyMap<string, CommandSpec>, words: readonly string[]): CommandSpec {
+  let spec = specs.get(words[0] ?? "");
+  for (const word of words.slice(1)) spec = spec?.subcommands?.[word] ?? spec;
+  if (!spec?.run) throw new UsageError(`Name a command: ${Object.keys(COMMANDS).join(", ")}`);
+  return spec;
 }
 
-export function reportError(thrown: unknown): number {
+/** Registers the commands (their usage lines listed in the top-level help) and parses. */
+async function parse(cli: Argv, specs: ReadonlyMap<string, CommandSpec>): Promise<Awaited<ReturnType<Argv["parseAsync"]>>> {
+  for (const [name, spec] of specs) register(cli, name, spec);
+  const width = Math.min(100, process.stderr.columns ?? 100);
+  const known = [...specs.values()].flatMap(optionNames);
+  return cli
+    .scriptName("tollgate")
+    .usage(`$0 <command> [options]\n\n${ABOUT}`)
+    .epilogue(specs.size > 1 ? `Commands:\n${commandList(specs)}` : "")
+    .demandCommand(1, `Name a command: ${Object.keys(COMMANDS).join(", ")}`)
+    .strict()
+    .version(false)
+    .option("version", { alias: "v", type: "boolean", describe: "Show the version" })
+    .help()
+    .alias("help", "h")
+    .wrap(width)
+    .exitProcess(false)
+    .fail((msg, err) => {
+      if (err) throw err;
+      const unknown = /^Unknown arguments?: (.+)$/.exec(msg ?? "");
+      if (unknown) throw new UsageError(unknownArguments(unknown[1]!.split(", "), known));
+      throw new UsageError(msg ?? "Invalid usage");
+    })
+    .parseAsync();
+}
+
+/**
+ * One line per command, its usage and what it does: a tab separates the two columns, which the
+ * help layout aligns and wraps.
+ */
+function commandList(specs: ReadonlyMap<string, CommandSpec>): string {
+  return [...specs.values()].map((s) => `  tollgate ${s.usage}\t${s.describe}`).join("\n");
+}
+
+export function reportError(thrown: unknown, env: NodeJS.ProcessEnv = process.env): number {
   const err = asError(thrown);
   if (err instanceof TollgateError) {
     process.stderr.write(`${err instanceof UsageError ? "tollgate: " : ""}${err.message}\n`);
@@ -145,8 +121,8 @@ export function reportError(thrown: unknown): number {
     return err.exitCode;
   }
   process.stderr.write(`tollgate: internal error: ${messageOf(err)}\n`);
-  if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  return 3;
+  if (env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return EXIT.failure;
 }
 
 /** `Unknown argument: polcy. Did you mean --policy?`: the nearest option of the command, if close. */
@@ -154,15 +130,20 @@ export function unknownArguments(given: readonly string[], known: readonly strin
   const options = known.filter((k) => k.length > 1 && k !== "$0" && !/[A-Z]/.test(k));
   return given
     .map((arg) => {
-      const bare = arg.replace(/^-+/, "");
-      let best: { name: string; d: number } | undefined;
-      for (const name of options) {
-        const d = distance(bare, name);
-        if (d <= Math.max(1, Math.floor(name.length / 3)) && (!best || d < best.d)) best = { name, d };
-      }
-      return `Unknown argument: ${arg}${best ? `. Did you mean --${best.name}?` : ""}`;
+      const near = nearest(arg.replace(/^-+/, ""), options);
+      return `Unknown argument: ${arg}${near ? `. Did you mean --${near}?` : ""}`;
     })
     .join("\ntollgate: ");
+}
+
+/** The name closest to `given`, if it is close (a third of its letters at most differ). */
+function nearest(given: string, names: readonly string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of names) {
+    const d = distance(given, name);
+    if (d <= Math.max(1, Math.floor(name.length / 3)) && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
 }
 
 /** Levenshtein distance (short option names: the quadratic table is tiny). */

@@ -1,4 +1,5 @@
 // Exit 1 means something is outstanding: say how to move on, not only that it is so.
+import { EXIT } from "../exit-codes.js";
 import type { Report } from "../report/types.js";
 
 /** A shell word as a user would type it (single-quoted when it holds anything special). */
@@ -25,7 +26,7 @@ function shorten(words: string[], files: readonly string[] | null): { words: str
  * after `--check`, the command that applies the change. Nothing for any other exit code.
  */
 export function nextSteps(report: Report, argv: readonly string[]): string[] {
-  if (report.exitCode !== 1) return [];
+  if (report.exitCode !== EXIT.outstanding) return [];
   const pending = report.outcomes.filter((o) => o.outcome === "pending-approval").map((o) => o.id);
   const command = report.run.command;
   if (pending.length > 0 && !report.run.check) {

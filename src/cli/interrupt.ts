@@ -7,14 +7,14 @@
  * in a synchronous read) and no handler of ours could run. If that happens mid-apply the journal
  * stays and `tollgate recover` restores the files.
  */
+import { EXIT } from "../exit-codes.js";
+
 export interface InterruptHandle {
   readonly signal: AbortSignal;
   /** The signal received, if any. */
   readonly received: NodeJS.Signals | undefined;
   dispose(): void;
 }
-
-export const INTERRUPT_EXIT_CODE = 130;
 
 /** SIGHUP (the terminal closed) ends a run like SIGINT and SIGTERM: exit 130, report written, lock released. */
 const SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -36,7 +36,7 @@ export function handleInterrupts(
       return;
     }
     options.onForce?.(sig);
-    (options.exit ?? process.exit)(INTERRUPT_EXIT_CODE);
+    (options.exit ?? process.exit)(EXIT.interrupted);
   };
   for (const s of SIGNALS) process.on(s, handler);
   return {

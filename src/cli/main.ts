@@ -2,6 +2,8 @@
 // answered before anything heavy loads (bin/tollgate.js answers it even before this module);
 // every command module is imported lazily so `--help` stays fast too.
 import { readFileSync } from "node:fs";
+import { EXIT } from "../exit-codes.js";
+import { STUCK_WAIT } from "../util/settle.js";
 import { asError, messageOf } from "../util/thrown.js";
 
 const argv = process.argv.slice(2);
@@ -12,7 +14,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   start(argv).catch((err: unknown) => {
     // Only the CLI's own modules failing to load gets here: main() catches everything else.
     process.stderr.write(`tollgate: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(3);
+    process.exit(EXIT.failure);
   });
 }
 
@@ -25,7 +27,7 @@ async function start(args: string[]): Promise<void> {
   // One turn of the loop first: a rejection nobody awaited is reported after the microtasks of
   // the turn it happened in, which may be this one.
   await new Promise((resolve) => setImmediate(resolve));
-  process.exitCode = stray.seen() && code < 3 ? 3 : code;
+  process.exitCode = stray.seen() && code < EXIT.failure ? EXIT.failure : code;
   // The command is done: exit with its code whatever timers or handles custom code left behind,
   // once what was written to stdout and stderr has been handed on.
   const flushed = (stream: NodeJS.WriteStream) =>
@@ -55,7 +57,7 @@ function watchStrayErrors(): { seen(): boolean } {
     const message = messageOf(err);
     process.stderr.write(`tollgate: error outside any step (a custom tool's promise not awaited?): ${message}\n`);
     if (process.env.TOLLGATE_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-    if (typeof process.exitCode === "number" && process.exitCode < 3) process.exitCode = 3;
+    if (typeof process.exitCode === "number" && process.exitCode < EXIT.failure) process.exitCode = EXIT.failure;
   };
   process.on("unhandledRejection", onStray);
   process.on("uncaughtException", onStray);
@@ -64,19 +66,17 @@ function watchStrayErrors(): { seen(): boolean } {
 
 /**
  * Last resort against a command that stops with a wait that can never settle (the loop runs
- * empty): when no wait in tollgate took it up (util/settle.ts counts those), say so and exit 3.
+ * empty): when no wait in tollgate takes it up (util/settle.ts marks their listeners), say so
+ * and exit 3.
  */
 function watchStuckLoop(): { done(): void } {
-  const handled = Symbol.for("tollgate.stuckWaitsHandled");
-  const counter = globalThis as unknown as Record<symbol, number>;
   let settled = false;
   process.on("beforeExit", () => {
-    if (settled) return;
-    const seen = counter[handled] ?? 0;
+    if (settled || process.listeners("beforeExit").some((listener) => STUCK_WAIT in listener)) return;
     setImmediate(() => {
-      if (settled || (counter[handled] ?? 0) !== seen) return;
+      if (settled) return;
       process.stderr.write("tollgate: internal error: the command stopped with work pending that can never finish\n");
-      process.exit(3);
+      process.exit(EXIT.failure);
     });
   });
   return {

@@ -6,6 +6,7 @@ import { renderSummary } from "../report/markdown.js";
 import { writeCombinedPatch, type Preview } from "../report/patch.js";
 import type { Report } from "../report/types.js";
 import { writeFileAtomicStream, writeFileAtomicText } from "../workspace/output-file.js";
+import type { Format } from "./options.js";
 
 export interface OutputArgs {
   report?: string;
@@ -13,7 +14,15 @@ export interface OutputArgs {
   summary?: string;
   /** `--sarif FILE`: SARIF 2.1.0 for GitHub code scanning (report/sarif.ts). */
   sarif?: string;
-  format?: "text" | "json" | "github";
+  format?: Format;
+}
+
+export interface OutputContext {
+  env: NodeJS.ProcessEnv;
+  /** Warnings about the outputs (a preview left out of the patch, SARIF truncated). */
+  log?: (line: string) => void;
+  /** The run's unapplied previews, for `--patch`. */
+  previews?: readonly Preview[];
 }
 
 /** Writes to a stream, waiting whenever it asks to (stdout into a slow pipe). */
@@ -28,7 +37,8 @@ async function toStream(stream: NodeJS.WritableStream, chunk: string): Promise<v
  * time. `--format github` output is added by the GitHub integration (src/github), which reads
  * each outcome's diff as it renders it.
  */
-export async function writeOutputs(report: Report, args: OutputArgs, log: (line: string) => void = () => {}, previews: readonly Preview[] = []): Promise<void> {
+export async function writeOutputs(report: Report, args: OutputArgs, ctx: OutputContext): Promise<void> {
+  const { env, log = () => {}, previews = [] } = ctx;
   if (args.report) await writeFileAtomicStream(args.report, (write) => writeReportJson(report, write), "--report");
   if (args.patch) {
     const root = report.run.cwd;
@@ -65,10 +75,10 @@ export async function writeOutputs(report: Report, args: OutputArgs, log: (line:
       await writeReportJson(report, (chunk) => toStream(process.stdout, chunk));
     }
   }
-  if (args.format === "github" || process.env.GITHUB_ACTIONS === "true") {
+  if (args.format === "github" || env.GITHUB_ACTIONS === "true") {
     const { writeGithub } = await import("../github/index.js");
     await writeGithub(report, {
-      env: process.env,
+      env,
       ...(args.format === "github" ? { stdout: process.stdout } : {}),
       ...(args.report ? { reportPath: args.report } : {}),
       ...(sarif ? { sarif } : {}),

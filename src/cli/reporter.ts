@@ -1,3 +1,4 @@
+import { EXIT } from "../exit-codes.js";
 import { summaryLine } from "../report/markdown.js";
 import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import type { RunEvent } from "../runner/types.js";
@@ -15,12 +16,31 @@ export interface ReporterOptions {
   showDiffs: boolean;
   /** Cap on diff lines printed per action. */
   maxDiffLines?: number;
-  /** Ids whose diff the approval prompt already showed (not printed twice). */
-  shown?: ReadonlySet<string>;
   /** plan: what the policy would decide for an action and why (`would auto-apply, rule "x"`). */
   wouldDecide?: (id: string) => string | undefined;
   /** The workspace root, named when a step cannot find a path. */
   cwd?: string;
+}
+
+/** The first line of a text, made safe to print and cut to 200 characters. */
+function firstLine(text: string): string {
+  return safeText(text.split("\n")[0] ?? "").slice(0, 200);
+}
+
+/** An outcome's lines: its word and label, the reason or error, and the diff of an unapplied preview. */
+function outcomeText(o: OutcomeRecord, opts: ReporterOptions, diff: boolean): string {
+  const c = opts.colors;
+  const isError = ["failed", "stale", "blocked"].includes(o.outcome);
+  const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
+  const would = opts.wouldDecide?.(o.id);
+  const lines = [
+    `  ${colour(safeText(outcomeLine(o.outcome, o.label)))}${would ? ` ${c.bold(`(${safeText(would)})`)}` : ""} ${c.dim(`(${o.outcome}, ${o.id})`)}\n`,
+    `    ${o.error ? c.red(safeText(o.error).replace(/\n/g, "\n    ")) : c.dim(firstLine(renderResolveReason(o.reason)))}\n`,
+  ];
+  if (diff && opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff) {
+    lines.push(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
+  }
+  return lines.join("");
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -33,8 +53,9 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export function createReporter(opts: ReporterOptions) {
   const { colors: c, stream, live } = opts;
   const write = (line: string) => stream.write(`${line}\n`);
-  const firstLine = (text: string) => safeText(text.split("\n")[0] ?? "").slice(0, 200);
   let status: { text: string; frame: number; timer: NodeJS.Timeout } | undefined;
+  /** Ids whose diff the approval prompt showed: their outcome lines do not print it again. */
+  const prompted = new Set<string>();
   const draw = () => {
     if (!status) return;
     const cols = (stream as { columns?: number }).columns || 100;
@@ -81,19 +102,11 @@ export function createReporter(opts: ReporterOptions) {
     },
     outcome: (o: OutcomeRecord) => {
       clear();
-      const isError = ["failed", "stale", "blocked"].includes(o.outcome);
-      const line = outcomeLine(o.outcome, o.label);
-      const colour = isError ? c.red : o.outcome === "applied" ? c.green : c.yellow;
-      const would = opts.wouldDecide?.(o.id);
-      write(`  ${colour(safeText(line))}${would ? ` ${c.bold(`(${safeText(would)})`)}` : ""} ${c.dim(`(${o.outcome}, ${o.id})`)}`);
-      write(`    ${o.error ? c.red(safeText(o.error).replace(/\n/g, "\n    ")) : c.dim(firstLine(renderResolveReason(o.reason)))}`);
-      if (opts.showDiffs && (o.outcome === "dry-run" || o.outcome === "pending-approval") && o.diff && !opts.shown?.has(o.id)) {
-        stream.write(colorDiff(o.diff, c, opts.maxDiffLines ?? 400).replace(/^(?=.)/gm, "    "));
-      }
+      stream.write(outcomeText(o, opts, !prompted.has(o.id)));
     },
     done: (report: Report) => {
       clear();
-      const colour = report.exitCode === 0 ? c.green : report.exitCode === 1 ? c.yellow : c.red;
+      const colour = report.exitCode === EXIT.ok ? c.green : report.exitCode === EXIT.outstanding ? c.yellow : c.red;
       write(`tollgate: ${summaryLine(report)} ${colour(`(exit ${report.exitCode})`)}${report.run.interrupted ? c.red(" interrupted") : ""}`);
     },
     /** A run-log line (custom tools' `pi.logger`): printed above the spinner, which keeps going. */
@@ -104,6 +117,11 @@ export function createReporter(opts: ReporterOptions) {
     },
     /** Stops the spinner (before a prompt or an error message). */
     pause: clear,
+    /** The approval prompt is about to show this action's diff: stop the spinner, and do not print the diff again. */
+    beforePrompt: (id: string) => {
+      clear();
+      prompted.add(id);
+    },
   };
   return reporter;
 }

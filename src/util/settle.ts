@@ -7,8 +7,12 @@
  * Listeners fire in order, so with several waits pending each is failed in turn; the caller's
  * continuation puts work back on the loop and the process goes on.
  */
-/** Counts stuck waits failed here, so the CLI's last-resort check (cli/main.ts) knows the loop will go on. */
-const HANDLED = Symbol.for("tollgate.stuckWaitsHandled");
+/**
+ * Marks the `beforeExit` listener of a pending wait: the CLI's last resort against a loop that
+ * runs empty (cli/main.ts) stands back while one is registered, since it fails its promise and
+ * the program goes on.
+ */
+export const STUCK_WAIT: unique symbol = Symbol("tollgate.stuckWait");
 
 export function bounded<T>(promise: Promise<T>, options: { timeoutMs?: number | undefined; timedOut: () => Error; stuck: () => Error }): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -17,12 +21,13 @@ export function bounded<T>(promise: Promise<T>, options: { timeoutMs?: number | 
       if (timer) clearTimeout(timer);
       process.off("beforeExit", onEmpty);
     };
-    const onEmpty = () => {
-      done();
-      const counter = globalThis as unknown as Record<symbol, number>;
-      counter[HANDLED] = (counter[HANDLED] ?? 0) + 1;
-      reject(options.stuck());
-    };
+    const onEmpty = Object.assign(
+      () => {
+        done();
+        reject(options.stuck());
+      },
+      { [STUCK_WAIT]: true },
+    );
     process.on("beforeExit", onEmpty);
     if (options.timeoutMs) {
       timer = setTimeout(() => {

@@ -158,7 +158,7 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ],
   ["unknown flag", ["run", "ok.yaml", "--bogus"], `tollgate: Unknown argument: bogus\n${USAGE}`],
   ["a near-miss command names what was typed", ["tool"], `tollgate: Unknown command: tool. Did you mean tools?\n${USAGE}`],
-  ["an unknown command", ["xyzzy"], `tollgate: Unknown argument: xyzzy\n${USAGE}`],
+  ["an unknown command", ["xyzzy"], `tollgate: Unknown command: xyzzy\n${USAGE}`],
   ["no recipe", ["run"], "Name a recipe: tollgate run <recipe> [files..] (or --recipe FILE)"],
   ["bad --shard", ["run", "ok.yaml", "--shard", "3/2"], '--shard expects i/n with 1 <= i <= n, got "3/2"'],
   ["approvals file not a list", ["run", "ok.yaml", "--approvals", "approvals-map.yaml"], "approvals-map.yaml:1:1: Approvals must be a YAML list"],

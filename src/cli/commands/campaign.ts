@@ -1,5 +1,6 @@
-import type { Argv, CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
+import { EXIT } from "../../exit-codes.js";
+import type { CommandSpec, Invocation } from "../command.js";
 import type { PullRequestPlan } from "../../campaign/pull-request.js";
 
 interface PrArgs {
@@ -82,19 +83,18 @@ function prOutputs(plan: PullRequestPlan, body: string): Array<[string, string]>
   ];
 }
 
-function prFlags<T>(y: Argv<T>) {
-  return y
-    .option("report", { type: "string", demandOption: true, describe: "The JSON report of the repository's run" })
-    .option("body", { type: "string", demandOption: true, describe: "Write the pull request body (markdown) to FILE" })
-    .option("cwd", { type: "string", describe: "The repository's checkout (default: the current directory)" })
-    .option("branch", { type: "string", describe: "The campaign branch (default: tollgate/<the recipe's name>)" })
-    .option("patch-url", { type: "string", describe: "Link to the patch artifact, for what awaits approval" })
-    .option("report-url", { type: "string", describe: "Link to the report artifact (the full report)" })
-    .option("run-url", { type: "string", describe: "Link to the workflow run" });
-}
+const PR_OPTIONS = {
+  report: { type: "string", demandOption: true, describe: "The JSON report of the repository's run" },
+  body: { type: "string", demandOption: true, describe: "Write the pull request body (markdown) to FILE" },
+  cwd: { type: "string", describe: "The repository's checkout (default: the current directory)" },
+  branch: { type: "string", describe: "The campaign branch (default: tollgate/<the recipe's name>)" },
+  "patch-url": { type: "string", describe: "Link to the patch artifact, for what awaits approval" },
+  "report-url": { type: "string", describe: "Link to the report artifact (the full report)" },
+  "run-url": { type: "string", describe: "Link to the workflow run" },
+} as const;
 
 /** `tollgate campaign pr`: whether to open, update or skip one repository's pull request, and its body. */
-async function pullRequest(args: PrArgs): Promise<number> {
+async function pullRequest(args: PrArgs, invocation: Invocation): Promise<number> {
   const [{ readFile }, path, { asReport }, { planPullRequest, readBranchState }, { branchProblem, defaultBranch }, { writeFileAtomicText }] = await Promise.all(
     [
       import("node:fs/promises"),
@@ -125,7 +125,7 @@ async function pullRequest(args: PrArgs): Promise<number> {
   };
   const plan = planPullRequest(report, state, { branch, ...links });
   await writeFileAtomicText(args.body, plan.body);
-  const env = process.env;
+  const env = invocation.env;
   if (env.GITHUB_OUTPUT) {
     const [{ appendFile }, { randomBytes }] = await Promise.all([import("node:fs/promises"), import("node:crypto")]);
     await appendFile(
@@ -140,23 +140,21 @@ async function pullRequest(args: PrArgs): Promise<number> {
   process.stderr.write(`tollgate: pull request for ${report.run.repository ?? cwd}: ${plan.decision}: ${plan.reason}\n`);
   const { body: _body, ...shown } = plan;
   process.stdout.write(`${JSON.stringify({ ...shown, foreign: plan.foreign.map((c) => ({ sha: c.sha, subject: c.subject })) })}\n`);
-  return 0;
+  return EXIT.ok;
 }
 
 /** `tollgate campaign <subcommand>`: the steps of a multi-repository campaign that need tollgate's logic. */
-export function campaignCommand(setExit: (code: number) => void): CommandModule {
-  return {
-    command: "campaign",
-    describe: "Campaign steps across repositories (pr: open, update or skip a repository's pull request)",
-    builder: (y) =>
-      y
-        .command({
-          command: "pr",
-          describe: "Decide a repository's pull request (open, update, skip) from its report and write the body",
-          builder: (p) => prFlags(p) as never,
-          handler: async (args) => setExit(await pullRequest(args as unknown as PrArgs)),
-        })
-        .demandCommand(1, "Name a campaign subcommand: pr"),
-    handler: () => {},
-  };
-}
+export const campaignCommand: CommandSpec = {
+  command: "campaign",
+  usage: "campaign pr",
+  describe: "Campaign steps across repositories (pr: open, update or skip a repository's pull request)",
+  subcommands: {
+    pr: {
+      command: "pr",
+      usage: "pr --report FILE --body FILE",
+      describe: "Decide a repository's pull request (open, update, skip) from its report and write the body",
+      own: PR_OPTIONS,
+      run: (args, invocation) => pullRequest(args as unknown as PrArgs, invocation),
+    },
+  },
+};

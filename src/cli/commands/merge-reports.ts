@@ -1,5 +1,7 @@
-import type { CommandModule } from "yargs";
 import { InputError } from "../../errors.js";
+import { EXIT } from "../../exit-codes.js";
+import type { CommandSpec, Invocation } from "../command.js";
+import { formatOf, OUTPUT_FILE_OPTIONS } from "../options.js";
 import type { Preview } from "../../report/patch.js";
 import type { Report } from "../../report/types.js";
 import type { SpillStore } from "../../spill/store.js";
@@ -17,52 +19,48 @@ interface MergeArgs extends OutputArgs {
 }
 
 /** `tollgate merge-reports a.json b.json …`: one report (and summary/patch) from shard or repository reports. */
-export function mergeReportsCommand(setExit: (code: number) => void): CommandModule<object, MergeArgs> {
-  return {
-    command: "merge-reports [reports..]",
-    describe: "Combine shard reports (--shard i/n), or one recipe's reports from many repositories (--by-repository), into one report, summary and patch",
-    builder: (y) =>
-      y
-        .positional("reports", { type: "string", array: true, describe: "Report files to merge" })
-        .option("report", { type: "string", describe: "Write the merged JSON report to FILE" })
-        .option("patch", { type: "string", describe: "Write unapplied previews as one git patch to FILE" })
-        .option("summary", { type: "string", describe: "Write a markdown summary to FILE" })
-        .option("sarif", { type: "string", describe: "Write SARIF 2.1.0 for GitHub code scanning to FILE" })
-        .option("cwd", {
-          type: "string",
-          describe:
-            "Workspace the shards ran in, for --patch (default: the first report's, else .); with --by-repository, the directory holding each repository at owner/name",
-        })
-        .option("by-repository", {
-          type: "boolean",
-          describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository",
-        })
-        .option("repositories", {
-          type: "string",
-          describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed",
-        })
-        .option("pull-requests", {
-          type: "string",
-          array: true,
-          describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)",
-        })
-        .option("format", { choices: ["text", "json", "github"] as const, describe: "stdout format (json prints the report)" }) as never,
-    handler: async (args) => {
-      if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
-        throw new InputError("--repositories and --pull-requests go with --by-repository");
-      }
-      const { fileSpill } = await import("../../spill/store.js");
-      // The reports' diffs wait on disk (in the OS temp directory: merging writes nothing into a
-      // workspace) until the outputs are assembled: one outcome's diff in memory at a time.
-      const spill = fileSpill(() => []);
-      try {
-        setExit(await merge(args, spill));
-      } finally {
-        spill.dispose();
-      }
+export const mergeReportsCommand: CommandSpec<MergeArgs> = {
+  command: "merge-reports [reports..]",
+  usage: "merge-reports <reports..>",
+  describe: "Combine shard reports (--shard i/n), or one recipe's reports from many repositories (--by-repository), into one report, summary and patch",
+  positionals: { reports: { type: "string", array: true, describe: "Report files to merge" } },
+  shared: [...OUTPUT_FILE_OPTIONS, "format"],
+  own: {
+    cwd: {
+      type: "string",
+      group: "Workspace:",
+      describe:
+        "Workspace the shards ran in, for --patch (default: the first report's, else .); with --by-repository, the directory holding each repository at owner/name",
     },
-  };
-}
+    "by-repository": {
+      type: "boolean",
+      describe: "The reports are of different repositories (a campaign): prefix outcomes and paths with each one's repository",
+    },
+    repositories: {
+      type: "string",
+      describe: "--by-repository: the campaign's repository list (a file of owner/name lines, or a JSON array); one without a report counts as failed",
+    },
+    "pull-requests": {
+      type: "string",
+      array: true,
+      describe: "--by-repository: a JSON or YAML map of repository to its pull request URL (repeatable)",
+    },
+  },
+  run: async (args, invocation) => {
+    if (!args["by-repository"] && (args.repositories !== undefined || args["pull-requests"] !== undefined)) {
+      throw new InputError("--repositories and --pull-requests go with --by-repository");
+    }
+    const { fileSpill } = await import("../../spill/store.js");
+    // The reports' diffs wait on disk (in the OS temp directory: merging writes nothing into a
+    // workspace) until the outputs are assembled: one outcome's diff in memory at a time.
+    const spill = fileSpill(() => []);
+    try {
+      return await merge(args, spill, invocation);
+    } finally {
+      spill.dispose();
+    }
+  },
+};
 
 async function readReports(files: readonly string[], spill: SpillStore): Promise<Array<{ file: string; report: Report }>> {
   const [{ asReport }, { readJsonStreamed, spillDiff }] = await Promise.all([import("../../shard/merge.js"), import("../../shard/read.js")]);
@@ -80,7 +78,7 @@ async function readReports(files: readonly string[], spill: SpillStore): Promise
   return inputs;
 }
 
-async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
+async function merge(args: MergeArgs, spill: SpillStore, invocation: Invocation): Promise<number> {
   const [{ mergeReports, rebuildPreviews }, { writeOutputs }, { existsSync, readFileSync }, path] = await Promise.all([
     import("../../shard/merge.js"),
     import("../outputs.js"),
@@ -89,7 +87,7 @@ async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
   ]);
   const files = (args.reports ?? []).map(String);
   if (files.length === 0) {
-    if (args["by-repository"] && args.repositories !== undefined) return noReports(args);
+    if (args["by-repository"] && args.repositories !== undefined) return noReports(args, invocation.env);
     throw new InputError("Name at least one report to merge");
   }
   const inputs = await readReports(files, spill);
@@ -123,8 +121,7 @@ async function merge(args: MergeArgs, spill: SpillStore): Promise<number> {
   process.stderr.write(
     `tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`,
   );
-  const format = args.format ?? (process.env.GITHUB_ACTIONS === "true" ? "github" : "text");
-  await writeOutputs(merged, { ...args, format }, () => {}, previews);
+  await writeOutputs(merged, { ...args, format: formatOf(args.format, invocation.env) }, { env: invocation.env, previews });
   return merged.exitCode;
 }
 
@@ -154,7 +151,7 @@ async function mergeCampaign(inputs: Array<{ file: string; report: Report }>, ar
  * `--by-repository` with a list but no report at all (every repository's job failed before its
  * run): the campaign table says so, with the list that re-runs them all; exit 3.
  */
-async function noReports(args: MergeArgs): Promise<number> {
+async function noReports(args: MergeArgs, env: NodeJS.ProcessEnv): Promise<number> {
   const [{ campaignWithoutReports }, { readRepositoryList, readPullRequestMaps }, { renderCampaignTable }, { appendFile }, { writeFileAtomicText }] =
     await Promise.all([
       import("../../campaign/merge.js"),
@@ -167,8 +164,8 @@ async function noReports(args: MergeArgs): Promise<number> {
   const info = campaignWithoutReports(repositories, await readPullRequestMaps((args["pull-requests"] ?? []).map(String)));
   const text = ["## tollgate campaign: no report to merge", "", ...renderCampaignTable(info)].join("\n");
   if (args.summary) await writeFileAtomicText(args.summary, text);
-  if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${text}\n`);
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${text}\n`);
   process.stderr.write(`tollgate: no report to merge: all ${repositories.length} repositories of the list failed\n`);
   process.stderr.write(`tollgate: to re-run them, pass this repository list: ${info.rerun}\n`);
-  return 3;
+  return EXIT.failure;
 }

@@ -1,5 +1,6 @@
 import path from "node:path";
-import type { CommandModule } from "yargs";
+import { EXIT } from "../../exit-codes.js";
+import type { CommandSpec } from "../command.js";
 
 interface RecoverArgs {
   cwd?: string;
@@ -11,46 +12,43 @@ interface RecoverArgs {
  * `.tollgate/journal.json`), removes its temp files and the journal. Exit 0 when there was
  * nothing to do or everything was restored; 3 when it could not (the journal is kept).
  */
-export function recoverCommand(setExit: (code: number) => void): CommandModule<object, RecoverArgs> {
-  return {
-    command: "recover",
-    describe: "Restore the files of an interrupted apply from .tollgate/journal.json",
-    builder: (y) =>
-      y
-        .option("cwd", { type: "string", describe: "Workspace root (default: the current directory)" })
-        .option("policy", { type: "string", describe: "Policy whose protect globs no restored file may match" }) as never,
-    handler: async (args) => {
-      const { recover } = await import("../../workspace/recover.js");
-      const { sanitizeForTerminal } = await import("../../term.js");
-      const root = path.resolve(args.cwd ?? ".");
-      const { checkWorkspaceDir } = await import("../../workspace/root.js");
-      checkWorkspaceDir(root, args.cwd);
-      const protect = args.policy ? (await (await import("../../policy/policy.js")).loadPolicy(args.policy)).protect : undefined;
-      const shown = (files: string[]) => files.map((f) => `  ${sanitizeForTerminal(f)}\n`).join("");
-      const result = await recover(root, {
-        ...(protect ? { protect } : {}),
-        // Said before anything is written, so the user sees what is about to change.
-        onPlan: (plan) => {
-          const n = plan.restore.length + plan.remove.length;
-          process.stderr.write(
-            `tollgate recover: the apply interrupted at ${plan.createdAt} (pid ${plan.pid}) left ${n} file${n === 1 ? "" : "s"} to put back:\n` +
-              (plan.restore.length > 0 ? `restoring:\n${shown(plan.restore)}` : "") +
-              (plan.remove.length > 0 ? `removing (created by the apply):\n${shown(plan.remove)}` : "") +
-              (plan.dirs.length > 0 ? `removing if empty:\n${shown(plan.dirs.map((d) => `${d}/`))}` : ""),
-          );
-        },
-      });
-      const temps = result.removedTemps.length;
-      const removed = temps > 0 ? `; removed ${temps} temp file${temps === 1 ? "" : "s"} of interrupted writes` : "";
-      if (!result.found) {
-        process.stderr.write(`tollgate recover: nothing to recover (no journal in .tollgate/)${removed}\n`);
-      } else {
-        const n = result.restored.length;
+export const recoverCommand: CommandSpec<RecoverArgs> = {
+  command: "recover",
+  usage: "recover",
+  describe: "Restore the files of an interrupted apply from .tollgate/journal.json",
+  shared: ["cwd"],
+  own: { policy: { type: "string", group: "Decisions:", describe: "Policy whose protect globs no restored file may match" } },
+  run: async (args) => {
+    const { recover } = await import("../../workspace/recover.js");
+    const { sanitizeForTerminal } = await import("../../term.js");
+    const root = path.resolve(args.cwd ?? ".");
+    const { checkWorkspaceDir } = await import("../../workspace/root.js");
+    checkWorkspaceDir(root, args.cwd);
+    const protect = args.policy ? (await (await import("../../policy/policy.js")).loadPolicy(args.policy)).protect : undefined;
+    const shown = (files: string[]) => files.map((f) => `  ${sanitizeForTerminal(f)}\n`).join("");
+    const result = await recover(root, {
+      ...(protect ? { protect } : {}),
+      // Said before anything is written, so the user sees what is about to change.
+      onPlan: (plan) => {
+        const n = plan.restore.length + plan.remove.length;
         process.stderr.write(
-          `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})${removed}\n`,
+          `tollgate recover: the apply interrupted at ${plan.createdAt} (pid ${plan.pid}) left ${n} file${n === 1 ? "" : "s"} to put back:\n` +
+            (plan.restore.length > 0 ? `restoring:\n${shown(plan.restore)}` : "") +
+            (plan.remove.length > 0 ? `removing (created by the apply):\n${shown(plan.remove)}` : "") +
+            (plan.dirs.length > 0 ? `removing if empty:\n${shown(plan.dirs.map((d) => `${d}/`))}` : ""),
         );
-      }
-      setExit(0);
-    },
-  };
-}
+      },
+    });
+    const temps = result.removedTemps.length;
+    const removed = temps > 0 ? `; removed ${temps} temp file${temps === 1 ? "" : "s"} of interrupted writes` : "";
+    if (!result.found) {
+      process.stderr.write(`tollgate recover: nothing to recover (no journal in .tollgate/)${removed}\n`);
+    } else {
+      const n = result.restored.length;
+      process.stderr.write(
+        `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})${removed}\n`,
+      );
+    }
+    return EXIT.ok;
+  },
+};

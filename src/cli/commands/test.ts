@@ -1,11 +1,14 @@
-import type { CommandModule } from "yargs";
+import { EXIT } from "../../exit-codes.js";
 import { colorEnabled, colors } from "../../term.js";
+import type { CommandSpec } from "../command.js";
+import { formatOf, type Format } from "../options.js";
 
 interface TestArgs {
   targets?: string[];
   update?: boolean;
   filter?: string[];
   reporter?: "text" | "json";
+  format?: Format;
   keep?: boolean;
   color?: boolean;
 }
@@ -15,12 +18,12 @@ interface TestArgs {
  * per-rule lines (`PASS id  ..W`) and verdict names, then the same closing line, `--reporter
  * json` and exit codes as the recipe tests.
  */
-async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
+async function ruleTests(configs: string[], args: TestArgs, out: { json: boolean; env: NodeJS.ProcessEnv }): Promise<number> {
   const { runRuleTests, ruleLine, ruleDetails } = await import("../../fixture-tests/rules.js");
   const { formatIssue } = await import("../../errors.js");
-  const c = colors(colorEnabled(process.stderr, args.color, process.env));
-  let exit = 0;
-  const json: unknown[] = [];
+  const c = colors(colorEnabled(process.stderr, args.color, out.env));
+  let exit: number = EXIT.ok;
+  const runs: unknown[] = [];
   for (const config of configs) {
     const run = await runRuleTests({
       config,
@@ -42,55 +45,50 @@ async function ruleTests(configs: string[], args: TestArgs): Promise<number> {
     if (s.updated > 0) parts.push(c.yellow(`${s.updated} updated`));
     if (s.skipped > 0) parts.push(`${s.skipped} skipped`);
     process.stderr.write(`${parts.join(", ")}\n`);
-    json.push({ config, summary: s, exitCode: run.exitCode, issues: run.issues.map((i) => ({ ...i, text: formatIssue(i) })), rules: run.results });
+    runs.push({ config, summary: s, exitCode: run.exitCode, issues: run.issues.map((i) => ({ ...i, text: formatIssue(i) })), rules: run.results });
     exit = Math.max(exit, run.exitCode);
   }
-  if (args.reporter === "json")
-    process.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind: "ast-grep-rule-tests", runs: json, exitCode: exit }, null, 2)}\n`);
+  if (out.json) process.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind: "ast-grep-rule-tests", runs, exitCode: exit }, null, 2)}\n`);
   return exit;
 }
 
 /** `tollgate test`: fixture tests for recipes. Exit 0 all passed, 1 a case failed, 2 invalid fixtures. */
-export function testCommand(setExit: (code: number) => void): CommandModule<object, TestArgs> {
-  return {
-    command: "test [targets..]",
-    describe: "Run a recipe's fixture tests (__tests__/<case>/input → expected), or an sgconfig.yml's ast-grep rule tests",
-    builder: (y) =>
-      y
-        .positional("targets", { type: "string", array: true, describe: "Recipe files or folders to search for __tests__ (default: .)" })
-        .option("update", { alias: "u", type: "boolean", describe: "Write expected/ and expected-report.json from the actual run" })
-        .option("filter", { type: "string", array: true, describe: "Only cases whose <recipe>/<case> contains TEXT or matches a glob (repeatable)" })
-        .option("reporter", { choices: ["text", "json"] as const, describe: "json prints the results on stdout" })
-        .option("keep", { type: "boolean", describe: "Keep each case's temp workspace and print its path" })
-        .option("color", { type: "boolean", describe: "Force colour on or off (--no-color)" }) as never,
-    handler: async (args) => {
-      const targets0 = (args.targets ?? []).map(String);
-      const { isSgConfig } = await import("../../fixture-tests/rules.js");
-      if (targets0.length > 0 && targets0.every(isSgConfig)) {
-        setExit(await ruleTests(targets0, args));
-        return;
-      }
-      const [{ runTests }, format, { createExec }] = await Promise.all([
-        import("../../fixture-tests/suite.js"),
-        import("../../fixture-tests/format.js"),
-        import("../../subprocess.js"),
-      ]);
-      const c = colors(colorEnabled(process.stderr, args.color, process.env));
-      const targets = (args.targets ?? []).map(String);
-      const run = await runTests({
-        targets: targets.length > 0 ? targets : ["."],
-        ...(args.filter ? { filter: args.filter.map(String) } : {}),
-        update: Boolean(args.update),
-        keep: Boolean(args.keep),
-        exec: createExec(process.cwd()),
-        now: Date.now,
-        displayBase: process.cwd(),
-        onCase: (r) => process.stderr.write(format.caseText(r, c)),
-      });
-      process.stderr.write(format.issuesText(run.issues, c));
-      process.stderr.write(format.summaryText(run, c));
-      if (args.reporter === "json") process.stdout.write(format.jsonReport(run));
-      setExit(run.exitCode);
-    },
-  };
-}
+export const testCommand: CommandSpec<TestArgs> = {
+  command: "test [targets..]",
+  usage: "test [recipes..|sgconfig.yml]",
+  describe: "Run a recipe's fixture tests (__tests__/<case>/input → expected), or an sgconfig.yml's ast-grep rule tests",
+  positionals: { targets: { type: "string", array: true, describe: "Recipe files or folders to search for __tests__ (default: .)" } },
+  shared: ["format", "color"],
+  own: {
+    update: { alias: "u", type: "boolean", describe: "Write expected/ and expected-report.json from the actual run" },
+    filter: { type: "string", array: true, describe: "Only cases whose <recipe>/<case> contains TEXT or matches a glob (repeatable)" },
+    keep: { type: "boolean", describe: "Keep each case's temp workspace and print its path" },
+    reporter: { choices: ["text", "json"] as const, group: "Output:", describe: "The same as --format" },
+  },
+  run: async (args, invocation) => {
+    const targets = (args.targets ?? []).map(String);
+    const json = (args.reporter ?? formatOf(args.format, invocation.env)) === "json";
+    const { isSgConfig } = await import("../../fixture-tests/rules.js");
+    if (targets.length > 0 && targets.every(isSgConfig)) return ruleTests(targets, args, { json, env: invocation.env });
+    const [{ runTests }, format, { createExec }] = await Promise.all([
+      import("../../fixture-tests/suite.js"),
+      import("../../fixture-tests/format.js"),
+      import("../../subprocess.js"),
+    ]);
+    const c = colors(colorEnabled(process.stderr, args.color, invocation.env));
+    const run = await runTests({
+      targets: targets.length > 0 ? targets : ["."],
+      ...(args.filter ? { filter: args.filter.map(String) } : {}),
+      update: Boolean(args.update),
+      keep: Boolean(args.keep),
+      exec: createExec(process.cwd()),
+      now: Date.now,
+      displayBase: process.cwd(),
+      onCase: (r) => process.stderr.write(format.caseText(r, c)),
+    });
+    process.stderr.write(format.issuesText(run.issues, c));
+    process.stderr.write(format.summaryText(run, c));
+    if (json) process.stdout.write(format.jsonReport(run));
+    return run.exitCode;
+  },
+};

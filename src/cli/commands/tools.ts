@@ -1,47 +1,47 @@
 import path from "node:path";
-import type { CommandModule } from "yargs";
 import type { Tool } from "../../domain/types.js";
+import { EXIT } from "../../exit-codes.js";
+import type { CommandSpec } from "../command.js";
+import { formatOf, type Format } from "../options.js";
 import { divertStdout } from "../stdout.js";
 
 interface ToolsArgs {
   json?: boolean;
+  format?: Format;
   recipe?: string;
   cwd?: string;
 }
 
 /** Lists built-in tools (and a recipe's custom tools) with their parameter schemas. */
-export function toolsCommand(setExit: (code: number) => void): CommandModule<object, ToolsArgs> {
-  return {
-    command: "tools [recipe]",
-    describe: "List built-in tools (and a recipe's custom tools) with their schemas",
-    builder: (y) =>
-      y
-        .positional("recipe", { type: "string", describe: "Also list this recipe's custom tools" })
-        .option("json", { type: "boolean", describe: "Print JSON (name, label, description, deferrable, parameters)" })
-        .option("cwd", { type: "string", describe: "Workspace root handed to custom tool factories as pi.cwd (default: the current directory)" }) as never,
-    handler: async (args) => {
-      const restoreStdout = divertStdout(); // custom tool factories may print: not into --json
-      const tools = await listTools(args).finally(restoreStdout);
-      if (args.json) {
-        const out = tools.map((t) => ({
-          name: t.name,
-          label: t.label,
-          description: t.description,
-          deferrable: Boolean(t.deferrable),
-          hidden: Boolean(t.hidden),
-          parameters: JSON.parse(JSON.stringify(t.parameters)) as unknown,
-        }));
-        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      } else {
-        for (const t of tools) {
-          const flags = [t.deferrable ? "deferrable" : "", t.hidden ? "hidden" : ""].filter(Boolean).join(", ");
-          process.stdout.write(`${t.name}${flags ? ` (${flags})` : ""}: ${t.description.split("\n")[0]}\n`);
-        }
+export const toolsCommand: CommandSpec<ToolsArgs> = {
+  command: "tools [recipe]",
+  usage: "tools [recipe]",
+  describe: "List built-in tools (and a recipe's custom tools) with their schemas",
+  positionals: { recipe: { type: "string", describe: "Also list this recipe's custom tools" } },
+  shared: ["cwd", "format"],
+  own: { json: { type: "boolean", group: "Output:", describe: "The same as --format json" } },
+  run: async (args, invocation) => {
+    const restoreStdout = divertStdout(); // custom tool factories may print: not into the JSON
+    const tools = await listTools(args).finally(restoreStdout);
+    if (args.json || formatOf(args.format, invocation.env) === "json") {
+      const out = tools.map((t) => ({
+        name: t.name,
+        label: t.label,
+        description: t.description,
+        deferrable: Boolean(t.deferrable),
+        hidden: Boolean(t.hidden),
+        parameters: JSON.parse(JSON.stringify(t.parameters)) as unknown,
+      }));
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else {
+      for (const t of tools) {
+        const flags = [t.deferrable ? "deferrable" : "", t.hidden ? "hidden" : ""].filter(Boolean).join(", ");
+        process.stdout.write(`${t.name}${flags ? ` (${flags})` : ""}: ${t.description.split("\n")[0]}\n`);
       }
-      setExit(0);
-    },
-  };
-}
+    }
+    return EXIT.ok;
+  },
+};
 
 async function listTools(args: ToolsArgs): Promise<Tool[]> {
   const cwd = path.resolve(args.cwd ?? ".");

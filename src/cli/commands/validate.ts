@@ -1,65 +1,100 @@
 import path from "node:path";
-import type { CommandModule } from "yargs";
+import { InputError, type Issue } from "../../errors.js";
+import { EXIT } from "../../exit-codes.js";
+import type { CommandSpec } from "../command.js";
+import { formatOf, type Format } from "../options.js";
 
 interface ValidateArgs {
   recipe: string;
   policy?: string;
   cwd?: string;
   var?: string[];
+  format?: Format;
+}
+
+/** What validate found: the recipe's step count (when it parsed), errors and warnings. */
+interface Findings {
+  steps: number | undefined;
+  errors: Issue[];
+  warnings: Issue[];
 }
 
 /**
  * Checks everything that can be known before a run, running no step: recipe, policy,
  * custom tool modules, every step's parameters against its schema, and for the built-in tools
- * the language, the patterns and the paths (after `--var`). Problems are exit 2, all at once.
+ * the language, the patterns and the paths (after `--var`). Problems are exit 2, all at once;
+ * `--format json` prints them as one document on stdout as well.
  */
-export function validateCommand(setExit: (code: number) => void): CommandModule<object, ValidateArgs> {
+export const validateCommand: CommandSpec<ValidateArgs> = {
+  command: "validate <recipe>",
+  usage: "validate <recipe>",
+  describe: "Check a recipe (and policy) without running anything",
+  positionals: { recipe: { type: "string", demandOption: true, describe: "Recipe file" } },
+  shared: ["policy", "var", "cwd", "format"],
+  run: async (args, invocation) => {
+    const findings = await validate(args).catch((err: unknown) => {
+      if (!(err instanceof InputError)) throw err;
+      return { steps: undefined, errors: err.issues, warnings: [] } satisfies Findings;
+    });
+    const { formatIssue } = await import("../../errors.js");
+    for (const w of findings.warnings) process.stderr.write(`${formatIssue({ ...w, message: `warning: ${w.message}` })}\n`);
+    const exitCode = findings.errors.length > 0 ? EXIT.input : EXIT.ok;
+    if (formatOf(args.format, invocation.env) === "json") process.stdout.write(`${JSON.stringify(validateJson(args, findings, exitCode), null, 2)}\n`);
+    if (findings.errors.length > 0) throw new InputError(findings.errors);
+    const n = findings.steps ?? 0;
+    const warned = findings.warnings.length > 0 ? `, ${findings.warnings.length} warning${findings.warnings.length === 1 ? "" : "s"}` : "";
+    process.stderr.write(`${args.recipe}: valid (${n} step${n === 1 ? "" : "s"}${warned})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
+    return exitCode;
+  },
+};
+
+/** `validate --format json`: every issue with its place, and the exit code. */
+function validateJson(args: ValidateArgs, findings: Findings, exitCode: number) {
+  const issue = (severity: "error" | "warning") => (i: Issue) => ({
+    severity,
+    file: i.file ?? null,
+    line: i.line ?? null,
+    col: i.col ?? null,
+    path: i.path ?? null,
+    message: i.message,
+  });
   return {
-    command: "validate <recipe>",
-    describe: "Check a recipe (and policy) without running anything",
-    builder: (y) =>
-      y
-        .positional("recipe", { type: "string", demandOption: true, describe: "Recipe file" })
-        .option("policy", { type: "string", describe: "Policy file" })
-        .option("var", { type: "string", array: true, describe: "Set a recipe variable: name=value (repeatable), as for run" })
-        .option("cwd", { type: "string", describe: "Workspace root: where the steps' paths are looked up (default: the current directory)" }) as never,
-    handler: async (args) => {
-      const { prepareRun } = await import("../../runner/run.js");
-      const cwd = path.resolve(args.cwd ?? ".");
-      (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd);
-      const prepared = await prepareRun(
-        {
-          recipePath: path.resolve(args.recipe),
-          ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
-          vars: (args.var ?? []).map(String),
-        },
-        { cwd, displayBase: process.cwd() },
-      );
-      prepared.session.end();
-      const [{ PREFLIGHTS }, { formatPath, locate }, { InputError }] = await Promise.all([
-        import("../../tools/preflight.js"),
-        import("../../config/yaml.js"),
-        import("../../errors.js"),
-      ]);
-      const errors = [];
-      const warnings: string[] = [];
-      for (const step of prepared.recipe.steps) {
-        const check = PREFLIGHTS[step.tool];
-        if (!check || prepared.tools.get(step.tool) === undefined) continue;
-        for (const issue of await check(step.with, { cwd, recipeDir: path.dirname(path.resolve(args.recipe)) })) {
-          const at = ["steps", step.index, "with", ...issue.at];
-          const where = formatPath(at);
-          const pos = locate(prepared.recipe.located, at);
-          if (issue.warning) warnings.push(`${args.recipe}:${pos.line}:${pos.col} ${where}: warning: ${issue.message}`);
-          else errors.push({ file: args.recipe, ...pos, path: where, message: issue.message });
-        }
-      }
-      for (const w of warnings) process.stderr.write(`${w}\n`);
-      if (errors.length > 0) throw new InputError(errors);
-      const n = prepared.recipe.steps.length;
-      const warned = warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : "";
-      process.stderr.write(`${args.recipe}: valid (${n} step${n === 1 ? "" : "s"}${warned})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
-      setExit(0);
-    },
+    schemaVersion: 1,
+    kind: "validate",
+    recipe: args.recipe,
+    policy: args.policy ?? null,
+    valid: findings.errors.length === 0,
+    steps: findings.steps ?? null,
+    issues: [...findings.errors.map(issue("error")), ...findings.warnings.map(issue("warning"))],
+    exitCode,
   };
+}
+
+/** The recipe and policy as a run would load them, then each built-in step's preflight. */
+async function validate(args: ValidateArgs): Promise<Findings> {
+  const { prepareRun } = await import("../../runner/run.js");
+  const cwd = path.resolve(args.cwd ?? ".");
+  (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd);
+  const prepared = await prepareRun(
+    {
+      recipePath: path.resolve(args.recipe),
+      ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
+      vars: (args.var ?? []).map(String),
+    },
+    { cwd, displayBase: process.cwd() },
+  );
+  prepared.session.end();
+  const [{ PREFLIGHTS }, { formatPath, locate }] = await Promise.all([import("../../tools/preflight.js"), import("../../config/yaml.js")]);
+  const findings: Findings = { steps: prepared.recipe.steps.length, errors: [], warnings: [] };
+  for (const step of prepared.recipe.steps) {
+    const check = PREFLIGHTS[step.tool];
+    if (!check || prepared.tools.get(step.tool) === undefined) continue;
+    for (const issue of await check(step.with, { cwd, recipeDir: path.dirname(path.resolve(args.recipe)) })) {
+      const at = ["steps", step.index, "with", ...issue.at];
+      const found = { file: args.recipe, ...locate(prepared.recipe.located, at), path: formatPath(at) };
+      if (issue.warning) findings.warnings.push({ ...found, message: issue.message });
+      else findings.errors.push({ ...found, message: issue.message });
+    }
+  }
+  return findings;
 }
