@@ -7,12 +7,14 @@
 // size and mtime; V8 itself refuses data of another V8 or source, and then the run compiles as
 // usual and writes a fresh file as it exits (atomically: a temp file renamed). A directory that
 // is not writable only means no cache. TOLLGATE_CODE_CACHE=0 turns it off.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import v8 from "node:v8";
-import vm from "node:vm";
+// Built-ins come from process.getBuiltinModule, not `import`: an ES import of one builds its ES
+// facade, which reads every export (node:fs's lazy ReadStream getter loads fs streams).
+const { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { createRequire } = process.getBuiltinModule("node:module");
+const path = process.getBuiltinModule("node:path");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
+const v8 = process.getBuiltinModule("node:v8");
+const vm = process.getBuiltinModule("node:vm");
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {

@@ -72,6 +72,46 @@ const yargsAppRoot = {
   },
 };
 
+/**
+ * Node built-ins that the start of every run would load for nothing: child_process (git and
+ * exec, which most runs never call) and assert (two functions yargs keeps for its own checks)
+ * cost a few milliseconds each to initialise. An ES `import` of one, in tollgate's code or yargs'
+ * shim, gets a module of forwarding functions that require the real module on first call. Only
+ * functions are forwarded: an import of anything else (a class) fails the build. Other packages
+ * (execa imports ChildProcess, a class) and `require()` calls are left as they are.
+ */
+const LAZY_BUILTINS = ["child_process", "assert"];
+const promisifyCustom = Symbol.for("nodejs.util.promisify.custom");
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    const filter = new RegExp(`^(?:node:)?(?:${LAZY_BUILTINS.join("|")})$`);
+    b.onResolve({ filter }, (args) =>
+      args.kind === "import-statement" && (!/[\\/]node_modules[\\/]/.test(args.importer) || /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]/.test(args.importer))
+        ? { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, async (args) => {
+      const { createRequire } = await import("node:module");
+      const real = createRequire(import.meta.url)(args.path);
+      const names = Object.keys(real).filter((k) => typeof real[k] === "function" && /^[a-z_]/.test(k) && /^[A-Za-z_$][\w$]*$/.test(k));
+      const contents = [
+        `let real;`,
+        `const get = () => (real ??= require("node:${args.path}"));`,
+        ...names.map((k) => `export function ${k}(...args) { return get().${k}(...args); }`),
+        // util.promisify(execFile) resolves { stdout, stderr } through the real function's own promisified form.
+        ...names
+          .filter((k) => real[k][promisifyCustom] !== undefined)
+          .map(
+            (k) =>
+              `Object.defineProperty(${k}, Symbol.for("nodejs.util.promisify.custom"), { get: () => get().${k}[Symbol.for("nodejs.util.promisify.custom")] });`,
+          ),
+      ].join("\n");
+      return { contents, loader: "js", resolveDir: root };
+    });
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -79,7 +119,7 @@ const common = {
   target: "node20.19",
   // jscodeshift loads Babel and transforms through Node's own require (register hook).
   external: ["@ast-grep/*", "jiti", "jscodeshift"],
-  plugins: [lazyStringWidth, yargsAppRoot],
+  plugins: [lazyStringWidth, yargsAppRoot, lazyBuiltins],
   logLevel: "warning",
   write: false,
 };
