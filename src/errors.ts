@@ -1,3 +1,5 @@
+import { EXIT } from "./exit-codes.js";
+
 /**
  * Typed errors. Everything a user can cause is a TollgateError with a message fit to print as
  * is; the CLI catches once and maps `exitCode`. Anything else is a bug and is printed as
@@ -31,7 +33,7 @@ export class InputError extends TollgateError {
   readonly issues: Issue[];
   constructor(issues: Issue[] | string) {
     const list = typeof issues === "string" ? [{ message: issues }] : issues;
-    super(list.map(formatIssue).join("\n"), 2);
+    super(list.map(formatIssue).join("\n"), EXIT.input);
     this.issues = list;
   }
 }
@@ -39,7 +41,7 @@ export class InputError extends TollgateError {
 /** A failure during the run that stops it (lock held, unrecovered journal): exit 3. */
 export class RunError extends TollgateError {
   constructor(message: string) {
-    super(message, 3);
+    super(message, EXIT.failure);
   }
 }
 
