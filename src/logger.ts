@@ -6,11 +6,10 @@ export interface Logger {
   error(message: string): void;
 }
 
-export function createLogger(write: (line: string) => void, verbose = false): Logger {
+/** The CLI's run log: every line through `write`; debug lines are dropped. */
+export function createLogger(write: (line: string) => void): Logger {
   return {
-    debug: (m) => {
-      if (verbose) write(`debug: ${m}`);
-    },
+    debug: () => {},
     info: (m) => write(m),
     warn: (m) => write(`warning: ${m}`),
     error: (m) => write(`error: ${m}`),

@@ -19,7 +19,7 @@ export function colors(enabled: boolean): Colors {
 }
 
 // Output hygiene: file contents, tool output and error messages are untrusted
-// text. Before they reach a terminal they pass through sanitizeForTerminal (and, for the GitHub
+// text. Before they reach a terminal they pass through safeText (and, for the GitHub
 // Actions log, github/escape.ts as well).
 
 function escapeChar(ch: string): string {
@@ -33,24 +33,14 @@ function escapeChar(ch: string): string {
 const TERMINAL_UNSAFE = /\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * Neutralises terminal control sequences: ESC (so no ANSI/OSC sequence survives), every other
- * C0/C1 control except newline and tab, a bare carriage return, and bidi override characters
- * are shown as visible escapes (`\x1b`, `\u202e`). Text without them is returned unchanged.
+ * Text from files or tools, made safe to print (the one terminal sanitizer): ESC (so no
+ * ANSI/OSC sequence survives), every other C0/C1 control except newline and tab, a bare
+ * carriage return, and bidi override characters are shown as visible escapes (`\x1b`,
+ * `\u202e`). Text without them is returned unchanged.
  */
-export function sanitizeForTerminal(text: string): string {
+export function safeText(text: string): string {
   return text.replace(TERMINAL_UNSAFE, escapeChar);
 }
-
-/** True when `sanitizeForTerminal` would change the text. */
-export function hasTerminalControls(text: string): boolean {
-  TERMINAL_UNSAFE.lastIndex = 0;
-  const found = TERMINAL_UNSAFE.test(text);
-  TERMINAL_UNSAFE.lastIndex = 0;
-  return found;
-}
-
-/** Text from files or tools, made safe to print: the one terminal sanitizer. */
-export const safeText = sanitizeForTerminal;
 
 /**
  * A unified diff for a terminal: sanitised, coloured by line kind, optionally capped in lines.

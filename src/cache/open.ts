@@ -13,6 +13,7 @@ import { sha256 } from "../util/hash.js";
 import { canonical } from "./digest.js";
 import { ResultCache } from "./index.js";
 import { ResultStore } from "./store.js";
+import { messageOf } from "../util/thrown.js";
 
 /** The environment variable that holds the MAC key in CI (a repository secret); else a key file in the state directory. */
 export const CACHE_KEY_ENV = "TOLLGATE_CACHE_KEY";
@@ -95,7 +96,7 @@ export function openResultCache(options: OpenOptions): ResultCache | undefined {
   try {
     key = cacheKey(options.env);
   } catch (err) {
-    options.warn(`result cache: no cache key (${(err as Error).message}); running without the cache`);
+    options.warn(`result cache: no cache key (${messageOf(err)}); running without the cache`);
     return undefined;
   }
   const codeDir = options.codeDir ?? ownCodeDir();

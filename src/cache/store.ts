@@ -22,6 +22,7 @@ import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { digestOf, rangesDigest } from "./digest.js";
 import { OversizedError, indexPack, openLine, packHeader, packLine, rawLine, readBounded, type PackIndex } from "./pack.js";
+import { messageOf } from "../util/thrown.js";
 
 /** The directory under the cache location that holds tollgate's entries and nothing else. */
 export const ENTRY_DIR = "tollgate-results";
@@ -190,7 +191,7 @@ export class ResultStore {
   #cannotWrite(err: unknown): void {
     if (this.#warned) return;
     this.#warned = true;
-    this.#warn(`result cache: cannot write to ${this.dir} (${(err as Error).message}); this run's answers are not kept.`);
+    this.#warn(`result cache: cannot write to ${this.dir} (${messageOf(err)}); this run's answers are not kept.`);
   }
 
   /** The pack as this run leaves it: its answers, then the older lines it did not use, within the bound. */

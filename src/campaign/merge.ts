@@ -3,6 +3,7 @@ import { summarize } from "../report/build.js";
 import type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord } from "../report/types.js";
 import { copyLazily } from "../shard/read.js";
+import { plural } from "../util/plural.js";
 
 export type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 
@@ -101,7 +102,7 @@ function failureOf(report: Report): string {
   if (report.run.interrupted) return "interrupted";
   const s = report.summary;
   const parts = [
-    ...(s.stepErrors > 0 ? [`${s.stepErrors} step error${s.stepErrors === 1 ? "" : "s"}`] : []),
+    ...(s.stepErrors > 0 ? [plural(s.stepErrors, "step error")] : []),
     ...(["failed", "stale", "blocked"] as const).filter((o) => s.outcomes[o] > 0).map((o) => `${s.outcomes[o]} ${o}`),
   ];
   return parts.length > 0 ? parts.join(", ") : `exit ${report.exitCode}`;

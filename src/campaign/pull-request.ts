@@ -1,6 +1,7 @@
 import { renderSummary } from "../report/markdown.js";
 import type { OutcomeRecord, Report } from "../report/types.js";
 import { runGit } from "../git.js";
+import { plural } from "../util/plural.js";
 
 /** GitHub refuses a pull request body longer than this (characters). */
 export const MAX_BODY_CHARS = 65536;
@@ -109,7 +110,7 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
   const base = { branch: options.branch, title, commitMessage, applied: applied.length, pending, foreign };
   const skip = (reason: string): PullRequestPlan => ({ ...base, decision: "skip", reason, body: "", addPaths: [] });
   if (report.exitCode >= 2) return skip(`the run failed (exit ${report.exitCode}): nothing is proposed from a failed run`);
-  const awaiting = pending > 0 ? `; ${pending} action${pending === 1 ? "" : "s"} await${pending === 1 ? "s" : ""} approval (see the patch artifact)` : "";
+  const awaiting = pending > 0 ? `; ${plural(pending, "action")} await${pending === 1 ? "s" : ""} approval (see the patch artifact)` : "";
   if (applied.length === 0) return skip(`nothing was applied${awaiting}`);
   if (foreign.length > 0) {
     const list = foreign
@@ -117,7 +118,7 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
       .map((c) => `${c.sha.slice(0, 12)} ${c.subject}`)
       .join("; ");
     return skip(
-      `branch ${options.branch} holds ${foreign.length} commit${foreign.length === 1 ? "" : "s"} the campaign did not make (${list}${foreign.length > 5 ? "; …" : ""}): left alone`,
+      `branch ${options.branch} holds ${plural(foreign.length, "commit")} the campaign did not make (${list}${foreign.length > 5 ? "; …" : ""}): left alone`,
     );
   }
   const paths = [...new Set(applied.flatMap((o) => o.files.map((f) => f.path)))];
@@ -169,7 +170,7 @@ function pendingSection(report: Report, options: PlanOptions): string[] {
   const lines = [
     `### Awaiting approval: not in this pull request`,
     "",
-    `${waiting.length} action${waiting.length === 1 ? "" : "s"} the policy holds for approval ${waiting.length === 1 ? "was" : "were"} not applied. ${patch} holds ${waiting.length === 1 ? "it" : "them"} (\`git apply\` accepts it); or approve and re-run the campaign (\`--approve <id>\`).`,
+    `${plural(waiting.length, "action")} the policy holds for approval ${waiting.length === 1 ? "was" : "were"} not applied. ${patch} holds ${waiting.length === 1 ? "it" : "them"} (\`git apply\` accepts it); or approve and re-run the campaign (\`--approve <id>\`).`,
     "",
   ];
   for (const o of waiting.slice(0, MAX_LISTED)) {
@@ -190,7 +191,7 @@ export function pullRequestBody(report: Report, options: PlanOptions): string {
   const head = [
     `Applied by tollgate${run} from the recipe \`${report.run.recipe.path}\`${report.run.policy.path ? ` under the policy \`${report.run.policy.path}\`` : ""}.`,
     "",
-    `**${s.outcomes.applied} applied** · ${s.filesChanged} file${s.filesChanged === 1 ? "" : "s"} changed (+${s.additions} −${s.deletions}) · the full report: ${where}`,
+    `**${s.outcomes.applied} applied** · ${plural(s.filesChanged, "file")} changed (+${s.additions} −${s.deletions}) · the full report: ${where}`,
     "",
     ...pendingSection(report, options),
   ].join("\n");

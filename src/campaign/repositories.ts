@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Issue } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 
 /** GitHub's limit on the jobs one matrix generates in a workflow run. */
 export const MAX_MATRIX_JOBS = 256;
@@ -25,7 +26,7 @@ export function parseRepositoryList(text: string, file: string): { repositories:
     try {
       data = JSON.parse(trimmed);
     } catch (err) {
-      return { repositories: [], issues: [{ file, message: `not a JSON array of repositories: ${(err as Error).message}` }] };
+      return { repositories: [], issues: [{ file, message: `not a JSON array of repositories: ${messageOf(err)}` }] };
     }
     if (!Array.isArray(data)) return { repositories: [], issues: [{ file, message: "not a JSON array of repositories" }] };
     for (const name of data) entries.push({ name });

@@ -9,6 +9,7 @@ import { InputError } from "../errors.js";
 import { changedSince, ChangedSinceError, type ChangeSet } from "../git.js";
 import type { ChangedScope } from "../scope.js";
 import { realOf, recipeInputs, type RecipeInput, type RecipeSource } from "./inputs.js";
+import { relativeInside, toPosix } from "../util/inside.js";
 
 export interface ChangedRequest extends RecipeSource {
   /** The REF given, or the merge-base a plan recorded (then `exact`). */
@@ -37,13 +38,12 @@ export async function resolveChangedScope(req: ChangedRequest): Promise<ChangedS
     const abs = path.join(set.top, p.path);
     changedAbs.push(abs);
     if (p.deleted) continue;
-    const rel = path.relative(root, abs);
-    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
-    files.push(rel.split(path.sep).join("/"));
+    const rel = relativeInside(root, abs);
+    if (rel !== undefined) files.push(rel);
   }
   const inputs = await recipeInputs(req);
   const hit = changedAbs.filter((abs) => inputs.some((i) => covers(i, abs)));
-  const shown = (abs: string) => path.relative(root, abs).split(path.sep).join("/") || ".";
+  const shown = (abs: string) => toPosix(path.relative(root, abs)) || ".";
   return {
     ref: req.ref,
     base: set.base,

@@ -12,6 +12,7 @@ import { Type } from "@sinclair/typebox";
 import { applyVarOverrides, checkSteps, readRecipe } from "../recipe/load.js";
 import type { Tool } from "../domain/types.js";
 import { readProjectConfig } from "../tools/scan/rules.js";
+import { relativeInside } from "../util/inside.js";
 
 /** The recipe run in a workspace. */
 export interface RecipeSource {
@@ -97,8 +98,8 @@ function scanInputs(params: Record<string, unknown>, recipeDir: string): RecipeI
     out.push({
       path: recipeDir,
       match: (abs) => {
-        const rel = path.relative(recipeDir, abs);
-        return !rel.startsWith("..") && !path.isAbsolute(rel) && match(rel.split(path.sep).join("/"));
+        const rel = relativeInside(recipeDir, abs);
+        return rel !== undefined && match(rel);
       },
     });
   }

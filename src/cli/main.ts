@@ -13,7 +13,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 } else {
   start(argv).catch((err: unknown) => {
     // Only the CLI's own modules failing to load gets here: main() catches everything else.
-    process.stderr.write(`tollgate: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`tollgate: internal error: ${messageOf(err)}\n`);
     process.exit(EXIT.failure);
   });
 }

@@ -7,6 +7,7 @@ import { writeCombinedPatch, type Preview } from "../report/patch.js";
 import type { Report } from "../report/types.js";
 import { writeFileAtomicStream, writeFileAtomicText } from "../workspace/output-file.js";
 import type { Format } from "./options.js";
+import { toPosix } from "../util/inside.js";
 
 export interface OutputArgs {
   report?: string;
@@ -62,7 +63,7 @@ export async function writeOutputs(report: Report, args: OutputArgs, ctx: Output
     const { buildSarif } = await import("../report/sarif.js");
     const { gitTopLevel } = await import("../git.js");
     const top = await gitTopLevel(report.run.cwd);
-    const rel = top ? path.relative(top, report.run.cwd).split(path.sep).join("/") : "";
+    const rel = top ? toPosix(path.relative(top, report.run.cwd)) : "";
     const built = buildSarif(report, { repoPrefix: rel.startsWith("..") ? "" : rel });
     if (built.truncated > 0) log(`tollgate: --sarif: ${built.truncated} result(s) left out to stay within GitHub code scanning's limits`);
     await writeFileAtomicText(args.sarif, `${JSON.stringify(built.log, null, 2)}\n`, "--sarif");

@@ -6,6 +6,7 @@ import type { FileChange } from "../domain/types.js";
 import { sha256 } from "../util/hash.js";
 import { applyEdits } from "../workspace/change.js";
 import { fileDiff } from "../workspace/diff.js";
+import { plural } from "../util/plural.js";
 
 /** Above this many diff lines the prompt shows a per-file summary, not the diff. */
 export const MAX_PROMPT_DIFF_LINES = 400;
@@ -63,7 +64,7 @@ export function promptView(changes: readonly FileChange[], root: string, maxLine
   const add = parts.reduce((n, p) => n + p.additions, 0);
   const del = parts.reduce((n, p) => n + p.deletions, 0);
   const summary = [
-    `${parts.length} file${parts.length === 1 ? "" : "s"}, +${add} −${del}: too long to show here${changes.length <= MAX_REREAD_FILES ? ` (${lines} diff lines)` : ""}; the full diff: --patch FILE or --report FILE`,
+    `${plural(parts.length, "file")}, +${add} −${del}: too long to show here${changes.length <= MAX_REREAD_FILES ? ` (${lines} diff lines)` : ""}; the full diff: --patch FILE or --report FILE`,
     ...parts.slice(0, MAX_LISTED_FILES).map((p) => `  ${p.kind.padEnd(8)} ${p.path} (+${p.additions} −${p.deletions})`),
     ...(parts.length > MAX_LISTED_FILES ? [`  … and ${parts.length - MAX_LISTED_FILES} more files`] : []),
   ];

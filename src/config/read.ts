@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import { InputError } from "../errors.js";
+import { ioReason } from "../util/errno.js";
 
 /**
  * Recipes and policies are hand-written configuration: anything over 1 MiB is refused before
@@ -10,12 +11,7 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Reads a recipe/policy/approvals file as UTF-8; every failure is an InputError naming the file. */
 export async function readConfigFile(file: string, displayName: string, kind: string, max = MAX_CONFIG_BYTES): Promise<string> {
-  const cannot = (err: unknown): InputError => {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (code ?? String(err));
-    return new InputError(`${displayName}: cannot read ${kind} (${why})`);
-  };
+  const cannot = (err: unknown): InputError => new InputError(`${displayName}: cannot read ${kind} (${ioReason(err)})`);
   const tooLarge = (size: string): InputError =>
     new InputError(`${displayName}: cannot read ${kind}: the file is too large (${size}; the limit is ${formatSize(max)})`);
   let fh;

@@ -11,13 +11,15 @@ import picomatch from "picomatch";
 import { ToolError } from "../errors.js";
 import { insideGitWorkTree, runGit } from "../git.js";
 import { scopeFiles as restrictedFiles, shardOf, type FileScope } from "../scope.js";
-import { containPath, toPosix } from "../workspace/paths.js";
+import { containPath } from "../workspace/paths.js";
+import { toPosix } from "../util/inside.js";
 import { kindOf, readRegularFileSync } from "../util/regular.js";
 import { assertGlobBounded } from "../policy/glob.js";
 import { messageOf } from "../util/thrown.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 /** Directory names never entered, whatever the ignore files say. */
-export const ALWAYS_SKIPPED_DIRS = [".git", ".tollgate", "node_modules"];
+export const ALWAYS_SKIPPED_DIRS = [".git", STATE_DIR, "node_modules"];
 
 export interface DiscoverOptions {
   /** Workspace root (absolute). */
@@ -106,7 +108,7 @@ function globFilter(glob: string): (rel: string) => boolean {
   try {
     assertGlobBounded(glob);
   } catch (err) {
-    throw new ToolError((err as Error).message);
+    throw new ToolError(messageOf(err));
   }
   const matcher = picomatch(glob, { dot: true, basename: !glob.includes("/") });
   return (rel) => matcher(rel);
@@ -233,7 +235,7 @@ function readIgnore(make: () => { add(p: string): IgnoreMatcher }, file: string,
     text = readRegularFileSync(file).toString("utf8");
   } catch (err) {
     if ((err as { code?: string }).code === "ENOTREG") {
-      skipped.push({ rel: toPosix(path.relative(root, file)), message: `${(err as Error).message}: its ignore rules were not read` });
+      skipped.push({ rel: toPosix(path.relative(root, file)), message: `${messageOf(err)}: its ignore rules were not read` });
     }
     return undefined;
   }
@@ -365,7 +367,7 @@ async function listCandidates(
 function wantedPath(rel: string, plan: ScopePlan, options: DiscoverOptions, userGlob: ((rel: string) => boolean) | undefined): boolean {
   if (options.scope?.exclude?.includes(rel)) return false;
   const explicit = plan.explicitFiles.includes(rel);
-  if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === ".tollgate"))) return false;
+  if (isSkippedRel(rel) && !(explicit && !rel.split("/").some((s) => s === ".git" || s === STATE_DIR))) return false;
   if (userGlob) {
     const rest = explicit ? path.posix.basename(rel) : plan.placeInEntries(rel);
     if (rest === undefined || !userGlob(rest)) return false;

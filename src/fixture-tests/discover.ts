@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Issue } from "../errors.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 export const TESTS_DIR = "__tests__";
 
@@ -10,7 +11,7 @@ export interface RecipeSuite {
   caseDirs: string[];
 }
 
-const SKIP = new Set(["node_modules", ".git", ".tollgate", TESTS_DIR]);
+const SKIP = new Set(["node_modules", ".git", STATE_DIR, TESTS_DIR]);
 const RECIPE_EXT = /\.ya?ml$/i;
 
 async function isDir(p: string): Promise<boolean> {

@@ -19,6 +19,8 @@ import { entries, onlyKeys, str, type CheckCtx } from "../tools/scan/check.js";
 import { evaluateMatch } from "../tools/scan/fix.js";
 import { loadRuleSet, napiConfigOf, readProjectConfig, yamlDocuments } from "../tools/scan/rules.js";
 import type { ProjectConfig, ScanRule } from "../tools/scan/types.js";
+import { messageOf } from "../util/thrown.js";
+import { displayPath } from "../util/inside.js";
 
 /**
  * A test whose id names no rule is skipped, as `ast-grep test` skips it ("Configuration not
@@ -75,11 +77,6 @@ const PASS: readonly Verdict[] = ["Validated", "Reported", "Updated"];
 export function isSgConfig(file: string): boolean {
   const base = path.basename(file).toLowerCase();
   return base === "sgconfig.yml" || base === "sgconfig.yaml";
-}
-
-function show(file: string, base: string): string {
-  const rel = path.relative(base, file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : file;
 }
 
 function yamlFiles(dir: string, skip?: string): string[] {
@@ -163,7 +160,7 @@ function sameSnapshot(a: Snapshot, b: Snapshot): boolean {
 function readSnapshots(files: string[], displayBase: string, issues: Issue[]): Map<string, { file: string; snapshots: Map<string, Snapshot> }> {
   const out = new Map<string, { file: string; snapshots: Map<string, Snapshot> }>();
   for (const file of files) {
-    const shown = show(file, displayBase);
+    const shown = displayPath(file, displayBase);
     for (const { ctx, root } of yamlDocuments(shown, readFileSync(file, "utf8"), issues)) {
       const map = entries(ctx, root, "snapshot file");
       if (!map) continue;
@@ -214,7 +211,7 @@ function readTestFiles(config: ProjectConfig, displayBase: string, issues: Issue
     snapshotDirs.push(snapDir);
     snapshotFiles.push(...yamlFiles(snapDir));
     for (const file of yamlFiles(tc.testDir, snapDir)) {
-      const shown = show(file, displayBase);
+      const shown = displayPath(file, displayBase);
       for (const { ctx, root } of yamlDocuments(shown, readFileSync(file, "utf8"), issues)) {
         const test = readTest(ctx, root, shown);
         if (test) tests.push(test);
@@ -263,7 +260,7 @@ function invalidCase(napi: Napi, rule: ScanRule, code: string, expected: Snapsho
   try {
     actual = snapshotOf(rule, node, code);
   } catch (err) {
-    return { kind: "invalid", code, verdict: "Error", error: (err as Error).message };
+    return { kind: "invalid", code, verdict: "Error", error: messageOf(err) };
   }
   if (expected && sameSnapshot(actual, expected)) return { kind: "invalid", code, verdict: "Reported", actual, expected };
   updated?.set(code, actual);
@@ -311,7 +308,7 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
   const config = readProjectConfig(configFile, options.displayBase, issues);
   if (!config) return done([]);
   if (config.testConfigs.length === 0) {
-    issues.push({ file: show(configFile, options.displayBase), message: "sgconfig has no testConfigs: nothing to test" });
+    issues.push({ file: displayPath(configFile, options.displayBase), message: "sgconfig has no testConfigs: nothing to test" });
     return done([]);
   }
   const loaded = await loadTestedRules(configFile, options.displayBase, issues, warnings);

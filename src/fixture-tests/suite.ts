@@ -5,6 +5,7 @@ import { globMatcher } from "../policy/glob.js";
 import { loadCase } from "./case.js";
 import { discover } from "./discover.js";
 import { runCase, type CaseResult } from "./runcase.js";
+import { displayPath } from "../util/inside.js";
 
 export interface TestOptions {
   targets: string[];
@@ -53,11 +54,7 @@ function selector(filters: readonly string[]): (recipeDisplay: string, name: str
 
 /** Finds, filters and runs every case, sequentially and in a stable order. */
 export async function runTests(options: TestOptions): Promise<TestRun> {
-  const display = (p: string) => {
-    const rel = path.relative(options.displayBase, p);
-    if (rel === "") return ".";
-    return !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : p;
-  };
+  const display = (p: string) => displayPath(p, options.displayBase);
   const { suites, issues } = await discover(options.targets, display);
   const selected = selector(options.filter ?? []);
   const cases: CaseResult[] = [];

@@ -1,6 +1,8 @@
 import { cp, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
+import { toPosix } from "../util/inside.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 /** A file tree as bytes: posix relative path → file contents or symlink target. */
 export type TreeEntry = { kind: "file"; data: Buffer } | { kind: "symlink"; target: string };
@@ -13,7 +15,7 @@ export type Tree = Map<string, TreeEntry>;
 function ignored(rel: string): boolean {
   const parts = rel.split("/");
   const base = parts[parts.length - 1]!;
-  return base === ".gitkeep" || parts.includes(".git") || parts[0] === ".tollgate";
+  return base === ".gitkeep" || parts.includes(".git") || parts[0] === STATE_DIR;
 }
 
 export async function readTree(root: string): Promise<Tree> {
@@ -38,7 +40,7 @@ export async function copyInput(from: string, to: string): Promise<void> {
   await cp(from, to, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => !ignored(path.relative(from, src).split(path.sep).join("/")),
+    filter: (src) => !ignored(toPosix(path.relative(from, src))),
   });
 }
 

@@ -8,6 +8,7 @@ export { firstChangedLines };
 import { command } from "./escape.js";
 import { relativeInside } from "../util/inside.js";
 import { appliedIds, appliedKey, findingsOf, shardOrder } from "../report/findings.js";
+import { plural } from "../util/plural.js";
 
 export type AnnotationKind = "notice" | "warning" | "error";
 
@@ -103,7 +104,7 @@ export function renderAnnotations(report: Report, options: { perKind?: number; p
   }
   const left = all.length - out.length;
   if (left > 0) {
-    out.push(command("notice", { title: "tollgate" }, `${left} more annotation${left === 1 ? "" : "s"} in the job summary and the JSON report`));
+    out.push(command("notice", { title: "tollgate" }, `${plural(left, "more annotation")} in the job summary and the JSON report`));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { sanitizeForTerminal } from "../term.js";
+import { safeText } from "../term.js";
 
 // Workflow command escaping, as @actions/core does it (toolkit `command.ts`).
 
@@ -36,7 +36,7 @@ export function sanitizeForGithubLog(text: string): string {
 
 /** Both of the above: for untrusted text printed to a CI log. */
 export function sanitizeOutput(text: string): string {
-  return sanitizeForGithubLog(sanitizeForTerminal(text));
+  return sanitizeForGithubLog(safeText(text));
 }
 
 /**

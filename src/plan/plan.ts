@@ -10,6 +10,8 @@ import type { RunEvent } from "../runner/types.js";
 import { sha256 } from "../util/hash.js";
 import type { PlanFile, PlanInfo, PlannedAction } from "./types.js";
 import { relativeInside } from "../util/inside.js";
+import { ioReason } from "../util/errno.js";
+import { messageOf } from "../util/thrown.js";
 
 /** `file` relative to `root` (POSIX) when inside it, else absolute. */
 export function rootRelative(root: string, file: string): string {
@@ -25,8 +27,7 @@ export async function fileSha256(file: string, what: string, display: string): P
     return sha256(await readFile(file, "utf8"));
   } catch (err) {
     if (err instanceof InputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${display}: cannot read ${what} (${code === "ENOENT" ? "file not found" : (code ?? String(err))})`);
+    throw new InputError(`${display}: cannot read ${what} (${ioReason(err)})`);
   }
 }
 
@@ -130,16 +131,13 @@ export async function readPlan(file: string): Promise<{ plan: PlanFile; sha256: 
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(
-      `${file}: cannot read plan (${code === "ENOENT" ? "file not found" : code === "EISDIR" ? "it is a directory" : (code ?? String(err))})`,
-    );
+    throw new InputError(`${file}: cannot read plan (${ioReason(err)})`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new InputError(`${file}: not a JSON plan (${(err as Error).message})`);
+    throw new InputError(`${file}: not a JSON plan (${messageOf(err)})`);
   }
   const plan = isObject(data) ? data.plan : undefined;
   if (!isObject(data) || data.schemaVersion !== 1 || !isObject(plan)) {

@@ -1,6 +1,7 @@
 import { campaignOf, renderCampaignTable } from "./campaign.js";
 import type { OutcomeRecord, Report } from "./types.js";
 import { OUTCOME_WORD, plannedDecisions } from "./words.js";
+import { plural } from "../util/plural.js";
 
 export interface SummaryOptions {
   /** Total size budget in bytes (GitHub's step summary allows 1 MiB). */
@@ -17,10 +18,6 @@ const cell = (text: string) => text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|")
 function fence(text: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   return "`".repeat(longest + 1);
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 export function summaryLine(report: Report): string {

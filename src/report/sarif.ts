@@ -15,6 +15,7 @@ import { firstChangedLines } from "./diff-lines.js";
 import { sha256 } from "../util/hash.js";
 import { appliedIds, appliedKey, findingsOf, shardOrder, type ReportFinding } from "./findings.js";
 import type { OutcomeRecord, Report } from "./types.js";
+import { relativeInside } from "../util/inside.js";
 
 export const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 export const MAX_RESULTS = 25_000;
@@ -66,8 +67,7 @@ export interface SarifOptions {
 /** The `automationDetails.id`: the recipe, and the shard when the run was one. */
 export function automationId(report: Report): string {
   // The recipe as the repository knows it (relative to the workspace), not this machine's path.
-  const rel = path.relative(report.run.cwd, report.run.recipe.path);
-  const recipe = rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : path.basename(report.run.recipe.path);
+  const recipe = relativeInside(report.run.cwd, report.run.recipe.path) ?? path.basename(report.run.recipe.path);
   const name = (report.run.recipe.name ?? recipe).replace(/[^A-Za-z0-9._-]+/g, "-");
   const shard = report.run.shard;
   const part = report.run.command === "merge-reports" ? "merged" : shard ? `shard-${shard.index}-of-${shard.count}` : "all";

@@ -11,15 +11,10 @@ import { Session } from "../session/session.js";
 import { fileSpill } from "../spill/store.js";
 import type { ToolHost } from "../tools/host.js";
 import { builtinTools } from "../tools/index.js";
-import { relativeInside } from "../util/inside.js";
+import { displayPath } from "../util/inside.js";
 import { ensureStateDirSync } from "../workspace/journal.js";
 import { Workspace } from "../workspace/workspace.js";
 import type { PreparedRun, RunInput, RunWorld } from "./types.js";
-
-/** `file` as messages show it: relative to `base` when inside it. */
-export function display(file: string, base: string): string {
-  return relativeInside(base, file) !== undefined ? path.relative(base, file) : file;
-}
 
 /**
  * Loads and checks everything a run needs — recipe, policy, custom tools, every step's
@@ -28,8 +23,8 @@ export function display(file: string, base: string): string {
 export async function prepareRun(input: RunInput, world: RunWorld): Promise<PreparedRun> {
   const base = world.displayBase ?? process.cwd();
   const cwd = path.resolve(world.cwd);
-  const recipeDisplay = display(path.resolve(input.recipePath), base);
-  const policy = input.policy ?? (input.policyPath ? await loadPolicy(input.policyPath, display(path.resolve(input.policyPath), base)) : DEFAULT_POLICY);
+  const recipeDisplay = displayPath(path.resolve(input.recipePath), base);
+  const policy = input.policy ?? (input.policyPath ? await loadPolicy(input.policyPath, displayPath(path.resolve(input.policyPath), base)) : DEFAULT_POLICY);
   const effectivePolicy: Policy = input.mode ? { ...policy, default: input.mode } : policy;
   const { recipe: partial, raw } = await readRecipe(input.recipePath, recipeDisplay);
   partial.vars = applyVarOverrides(partial.vars, input.vars ?? []);
@@ -109,7 +104,7 @@ export async function prepareRun(input: RunInput, world: RunWorld): Promise<Prep
   });
   for (const modulePath of partial.tools) {
     try {
-      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), display(modulePath, base), partial.toolLoadTimeout);
+      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), displayPath(modulePath, base), partial.toolLoadTimeout);
       for (const tool of tools) session.register(tool);
     } catch (err) {
       if (err instanceof ToolLoadError) throw new InputError(err.message);

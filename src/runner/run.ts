@@ -8,7 +8,8 @@ import type { ResolveParams } from "../session/resolve.js";
 import { joinText } from "../domain/types.js";
 import { startRun } from "../workspace/recover.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { display, prepareRun } from "./prepare.js";
+import { displayPath } from "../util/inside.js";
+import { prepareRun } from "./prepare.js";
 import { checkRecipePatterns } from "./patterns.js";
 import { stepRecord } from "./records.js";
 import { resolvePending, type PromptState, type Resolved, type ResolutionContext } from "./resolution.js";
@@ -26,7 +27,7 @@ export type * from "./types.js";
  */
 export async function executeRun(prepared: PreparedRun, controls: RunControls = {}): Promise<RunResult> {
   const { input } = prepared;
-  await checkRecipePatterns(prepared.recipe, display(prepared.recipe.file, prepared.world.displayBase ?? process.cwd()));
+  await checkRecipePatterns(prepared.recipe, displayPath(prepared.recipe.file, prepared.world.displayBase ?? process.cwd()));
   const mayWrite = !(input.dryRun || input.check);
   const guard = startRun(prepared.workspace.root, {
     lock: mayWrite,

@@ -11,18 +11,8 @@ import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
-import {
-  cut,
-  displayPath,
-  groupByDir,
-  mergedIssues,
-  parseIssuesBlock,
-  plural,
-  runSearch,
-  patternWarningLines,
-  skippedBlock,
-  syntaxIssueLines,
-} from "./ast/search.js";
+import { cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
+import { plural } from "../util/plural.js";
 
 export const astEditParameters = Type.Object(
   {

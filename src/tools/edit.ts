@@ -6,6 +6,7 @@ import { createFileAction } from "../workspace/action.js";
 import { gitDiff } from "../workspace/diff.js";
 import { outsideScope } from "../scope.js";
 import type { ToolHost } from "./host.js";
+import { plural } from "../util/plural.js";
 
 export const editParameters = Type.Object(
   {
@@ -71,7 +72,7 @@ export function createEditTool(host: ToolHost): Tool<typeof editParameters, Edit
       };
       const after = replaceIn(current.text)!;
       const changes = await host.workspace.stage([{ path: rel, content: after, rebase: replaceIn }]);
-      const summary = `${count} replacement${count === 1 ? "" : "s"} in ${rel}`;
+      const summary = `${plural(count, "replacement")} in ${rel}`;
       if (changes.length === 0) return textResult(`No changes: ${rel}`, { path: rel, replacements: 0 });
       host.push(
         createFileAction(host.workspace, {

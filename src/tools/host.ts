@@ -1,7 +1,7 @@
 import type { ResultCache } from "../cache/index.js";
 import type { ExecFn } from "../subprocess.js";
 import type { Logger } from "../logger.js";
-import type { PendingAction, Tool } from "../domain/types.js";
+import type { PendingAction } from "../domain/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { FileScope } from "../scope.js";
 
@@ -22,5 +22,3 @@ export interface ToolHost {
   /** `--cache`: the result cache the structural tools consult (absent: every file is searched). */
   cache?: ResultCache | undefined;
 }
-
-export type BuiltinToolFactory = (host: ToolHost) => Tool;

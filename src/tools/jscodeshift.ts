@@ -8,6 +8,9 @@ import { createFileAction } from "../workspace/action.js";
 import { editBetween } from "../workspace/change.js";
 import type { ToolHost } from "./host.js";
 import { resolveTransform } from "./jscodeshift/resolve.js";
+import { displayPath } from "../util/inside.js";
+import { plural } from "../util/plural.js";
+import { messageOf } from "../util/thrown.js";
 
 export const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as const;
 
@@ -73,21 +76,12 @@ export interface JscodeshiftDetails {
 
 const PREVIEW_REMINDER = "Preview only: no file has been modified yet. Resolving this pending action with apply writes these changes.";
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
 function extensionList(value: JscodeshiftParams["extensions"], fallback: () => string[]): string[] {
   if (value === undefined) return fallback();
   const raw = Array.isArray(value) ? value : value.split(",");
   const list = raw.map((e) => e.trim().replace(/^\./, "")).filter((e) => e !== "");
   if (list.length === 0) throw new ToolError("`extensions` must name at least one extension");
   return list;
-}
-
-function displayFile(file: string, root: string): string {
-  const rel = path.relative(root, file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : file;
 }
 
 /**
@@ -132,7 +126,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         try {
           return resolveTransform(params.transform, host.recipeDir ?? root, root);
         } catch (err) {
-          throw new ToolError((err as Error).message);
+          throw new ToolError(messageOf(err));
         }
       })();
       const shared = pool.sharedPool();
@@ -217,7 +211,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
             },
           );
         } catch (err) {
-          throw new ToolError((err as Error).message === "Aborted" ? "Aborted" : `jscodeshift failed: ${(err as Error).message}`);
+          throw new ToolError(messageOf(err) === "Aborted" ? "Aborted" : `jscodeshift failed: ${messageOf(err)}`);
         }
 
         const changes: FileChange[] = [];
@@ -256,7 +250,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
         const details: JscodeshiftDetails = {
           jscodeshift: { version: jscodeshiftVersion() },
           transform: params.transform,
-          transformFile: displayFile(mod.file, root),
+          transformFile: displayPath(mod.file, root),
           parser,
           ...(loadedInfo.parser !== undefined ? { transformParser: loadedInfo.parser } : {}),
           extensions,

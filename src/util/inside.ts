@@ -1,5 +1,10 @@
 import path from "node:path";
 
+/** `p` with POSIX separators: how tollgate writes a path it shows or stores. */
+export function toPosix(p: string): string {
+  return p.split(path.sep).join("/");
+}
+
 /**
  * Whether `target` is `root` or lies under it, lexically (no symlinks resolved). A name that
  * merely starts with two dots (`..foo`) is inside; only a first segment that is exactly `..`
@@ -17,7 +22,16 @@ export function isInside(root: string, target: string): boolean {
 export function relativeInside(root: string, target: string): string | undefined {
   const rel = path.relative(path.resolve(root), path.resolve(target));
   if (rel === "" || !isInside(root, target)) return undefined;
-  return rel.split(path.sep).join("/");
+  return toPosix(rel);
+}
+
+/**
+ * How a file is named in messages: relative to `base` (POSIX separators) when it lies inside,
+ * `.` for `base` itself, else `file` as given (an absolute path stays absolute).
+ */
+export function displayPath(file: string, base: string): string {
+  if (path.resolve(base) === path.resolve(file)) return ".";
+  return relativeInside(base, file) ?? file;
 }
 
 /** The same test for a workspace-relative POSIX path (journal entries, plan paths). */

@@ -1,8 +1,10 @@
 import path from "node:path";
 import { messageOf } from "../errors.js";
 import { sha256 } from "../util/hash.js";
-import { errnoOf, tempFileName, type WorkspaceFs } from "./fs.js";
+import { errnoOf } from "../util/errno.js";
+import { tempFileName, type WorkspaceFs } from "./fs.js";
 import type { JournalEntry } from "./journal.js";
+import { toPosix } from "../util/inside.js";
 
 /**
  * File operations under the real root as a transaction needs them: atomic replace (a new temp
@@ -73,7 +75,7 @@ export class AtomicFiles {
         break;
       } catch (err) {
         if (errnoOf(err) !== "ENOENT") throw err;
-        missing.unshift(path.relative(this.#realRoot, dir).split(path.sep).join("/"));
+        missing.unshift(toPosix(path.relative(this.#realRoot, dir)));
       }
       dir = path.dirname(dir);
     }

@@ -124,7 +124,3 @@ export function tempFileName(target: string, tag: string): string {
 export function tempTag(nonce: string): string {
   return /^[0-9a-f]{16,}$/.test(nonce) ? nonce.slice(0, 16) : "untagged";
 }
-
-export function errnoOf(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}

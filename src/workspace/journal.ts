@@ -7,8 +7,9 @@ import { readRecord, recordDir } from "./journal-record.js";
 import { containPath, isAlwaysProtected, realRoot } from "./paths.js";
 import { sha256 } from "../util/hash.js";
 import { isContainedPosix } from "../util/inside.js";
+import { messageOf } from "../util/thrown.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
-export const STATE_DIR = ".tollgate";
 export const JOURNAL_FILE = "journal.json";
 
 /** The original state of one file before an action wrote it. */
@@ -103,7 +104,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
   try {
     data = JSON.parse(text) as JournalFile;
   } catch (err) {
-    throw corrupt(file, `invalid JSON: ${(err as Error).message}`);
+    throw corrupt(file, `invalid JSON: ${messageOf(err)}`);
   }
   if (!data || typeof data !== "object" || data.version !== 1 || !Array.isArray(data.entries) || (data.dirs !== undefined && !Array.isArray(data.dirs))) {
     throw corrupt(file, "unknown format");
@@ -154,7 +155,7 @@ export function readJournalText(root: string): string | null {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
     if (code === "ENOTDIR") throw new RunError(`${path.dirname(file)} is not a directory; tollgate keeps its state there. Remove it.`);
-    throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
+    throw new RunError(`Cannot read ${file}: ${messageOf(err)}`);
   }
   if (st.isDirectory()) throw new RunError(`${file} is a directory, not an apply journal. Remove it (nothing was restored).`);
   if (!st.isFile())
@@ -164,7 +165,7 @@ export function readJournalText(root: string): string | null {
   try {
     return readFileSync(file, "utf8");
   } catch (err) {
-    throw new RunError(`Cannot read ${file}: ${(err as Error).message}`);
+    throw new RunError(`Cannot read ${file}: ${messageOf(err)}`);
   }
 }
 
@@ -252,7 +253,7 @@ export function assertNoPendingJournal(root: string): void {
   try {
     info = decodeJournal(text, file);
   } catch (err) {
-    throw new RunError(`Workspace holds an apply journal tollgate cannot use: ${(err as Error).message}`);
+    throw new RunError(`Workspace holds an apply journal tollgate cannot use: ${messageOf(err)}`);
   }
   const problems = journalProblems(root, info);
   if (problems.length > 0) throw untrustedJournal(file, problems);

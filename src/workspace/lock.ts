@@ -3,8 +3,10 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unli
 import { hostname } from "node:os";
 import path from "node:path";
 import { RunError } from "../errors.js";
-import { STATE_DIR, ensureStateDirSync } from "./journal.js";
+import { ensureStateDirSync } from "./journal.js";
 import { readRegularFileSync, type NotRegularFileError } from "../util/regular.js";
+import { messageOf } from "../util/thrown.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 export const LOCK_FILE = "lock";
 
@@ -45,7 +47,7 @@ function readLock(file: string): { raw: string; info: LockInfo | null } | null {
       const what = code === "EISDIR" ? "a directory" : (err as NotRegularFileError).kind;
       throw new RunError(`${file} is ${what}, not a lock file tollgate wrote; remove it (no run holds it) and run again`);
     }
-    throw new RunError(`Cannot read the workspace lock ${file}: ${(err as Error).message}`);
+    throw new RunError(`Cannot read the workspace lock ${file}: ${messageOf(err)}`);
   }
   try {
     const info = JSON.parse(raw) as LockInfo;

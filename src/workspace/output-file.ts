@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { TollgateError } from "../errors.js";
-import { messageOf } from "../util/thrown.js";
+import { ioReason } from "../util/errno.js";
 import { tempFileName } from "./fs.js";
 
 /**
@@ -146,23 +146,7 @@ async function writeInto(abs: string, produce: (write: (chunk: string) => Promis
   }
 }
 
-const REASONS: Record<string, string> = {
-  ENOSPC: "no space left on device",
-  EDQUOT: "disk quota exceeded",
-  EROFS: "read-only file system",
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EISDIR: "it is a directory",
-  EEXIST: "a parent path is a file",
-  ENOTDIR: "a parent path is a file",
-  ENAMETOOLONG: "the name is too long",
-  EIO: "input/output error",
-  EFBIG: "the file is too large",
-};
-
 /** Why an output file could not be written, as one line (exit 3). */
 function cannotWrite(file: string, err: unknown, label: string | undefined): TollgateError {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const why = (code && REASONS[code]) ?? code ?? messageOf(err);
-  return new TollgateError(`tollgate: cannot write ${label ? `${label} ` : ""}${file}: ${why}`, 3);
+  return new TollgateError(`tollgate: cannot write ${label ? `${label} ` : ""}${file}: ${ioReason(err)}`, 3);
 }

@@ -1,14 +1,8 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { BlockedError } from "../errors.js";
-import { isInside } from "../util/inside.js";
-
-/** Directory names tollgate never writes into, at any depth, whatever the policy says. */
-export const ALWAYS_PROTECTED = [".git", ".tollgate"];
-
-export function toPosix(p: string): string {
-  return p.split(path.sep).join("/");
-}
+import { isInside, toPosix } from "../util/inside.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 /**
  * realpath of the deepest existing ancestor, with the missing tail appended. A component of the
@@ -116,7 +110,7 @@ export function containPath(root: string, userPath: string): Contained {
 export function isAlwaysProtected(rel: string): boolean {
   for (const raw of rel.split("/")) {
     const seg = raw.toLowerCase().replace(/[. ]+$/, "");
-    if (seg === ".git" || seg === ".tollgate" || seg === "git~1" || seg === "tollga~1") return true;
+    if (seg === ".git" || seg === STATE_DIR || seg === "git~1" || seg === "tollga~1") return true;
   }
   return false;
 }

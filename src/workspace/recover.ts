@@ -1,12 +1,15 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { RunError, messageOf } from "../errors.js";
-import { STATE_DIR, assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
+import { assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
 import { readRecord, removeRecord } from "./journal-record.js";
-import { errnoOf, tempFileName, tempTag } from "./fs.js";
+import { errnoOf } from "../util/errno.js";
+import { tempFileName, tempTag } from "./fs.js";
 import { acquireLock, isLockedByLiveRun, type WorkspaceLock } from "./lock.js";
 import { realRoot } from "./paths.js";
 import { Workspace, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
+import { toPosix } from "../util/inside.js";
+import { STATE_DIR } from "../util/state-dir.js";
 
 export interface RecoverResult {
   /** Whether a journal was there to recover from. */
@@ -109,7 +112,7 @@ async function removeTemps(realRoot: string, temps: readonly string[], fs: Works
   const removed: string[] = [];
   const failures: string[] = [];
   for (const abs of temps) {
-    const rel = path.relative(realRoot, abs).split(path.sep).join("/");
+    const rel = toPosix(path.relative(realRoot, abs));
     try {
       await fs.unlink(abs);
       removed.push(rel);

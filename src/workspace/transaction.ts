@@ -1,4 +1,5 @@
 import { BlockedError, StaleError, messageOf } from "../errors.js";
+import { asError } from "../util/thrown.js";
 import type { FileChange, TextEdit } from "../domain/types.js";
 import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
@@ -120,10 +121,6 @@ class Scope {
   }
 }
 
-function toError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(messageOf(err));
-}
-
 /**
  * The run's journaled transaction: actions are nested transactions (`beginAction` …
  * `end`), and everything an action writes through `apply` is journaled before it is written, so
@@ -196,7 +193,7 @@ export class RunTransaction {
    */
   beginAction(options: { owner?: string } = {}): ActionTransaction {
     if (this.#action) {
-      return { end: async (error) => (error === undefined ? { written: [] } : { error: toError(error), written: [] }) };
+      return { end: async (error) => (error === undefined ? { written: [] } : { error: asError(error), written: [] }) };
     }
     if (this.#broken) {
       const broken = this.#broken;
@@ -216,7 +213,7 @@ export class RunTransaction {
           await this.#commit(scope);
           return { written: scope.written };
         } catch (err) {
-          return { error: toError(err), written: [] };
+          return { error: asError(err), written: [] };
         }
       },
     };
@@ -408,7 +405,7 @@ export class RunTransaction {
   }
 
   async #abortInner(scope: Scope, err: unknown): Promise<Error> {
-    const error = toError(err);
+    const error = asError(err);
     if (!scope.wrote) {
       // Nothing was written: the journal (if any was written) only needs to shrink back.
       await this.#persistOrClear().catch(() => undefined);

@@ -6,7 +6,7 @@ import {
   sanitizeForGithubLog,
   sanitizeOutput,
 } from "../../src/github/escape.js";
-import { sanitizeForTerminal } from "../../src/term.js";
+import { safeText } from "../../src/term.js";
 
 describe("output hygiene", () => {
   const TERMINAL: Array<[string, string]> = [
@@ -24,8 +24,8 @@ describe("output hygiene", () => {
   ];
   for (const [input, out] of TERMINAL) {
     it(`terminal: ${JSON.stringify(input)}`, () => {
-      expect(sanitizeForTerminal(input)).toBe(out);
-      expect(sanitizeForTerminal(input)).not.toMatch(/[\x1b\x07\x9b]/);
+      expect(safeText(input)).toBe(out);
+      expect(safeText(input)).not.toMatch(/[\x1b\x07\x9b]/);
     });
   }
 

@@ -8,7 +8,7 @@ import type { CommandSpec, Invocation } from "../command.js";
 import { executeWithOutputs } from "../execute.js";
 import { APPLY_OPTIONS } from "../options.js";
 import { cacheWorld, changedScope, decisionsOf, outputExcludes, type RunArgs } from "./run.js";
-import { relativeInside } from "../../util/inside.js";
+import { displayPath } from "../../util/inside.js";
 
 interface ApplyArgs extends RunArgs {
   plan: string;
@@ -57,7 +57,7 @@ export const applyCommand: CommandSpec<ApplyArgs> = {
 
 /** A path as the user would type it: relative to the working directory when inside it. */
 function display(abs: string): string {
-  return relativeInside(process.cwd(), abs) !== undefined ? path.relative(process.cwd(), abs) : abs;
+  return displayPath(abs, process.cwd());
 }
 
 /** Reads the plan and refuses one that does not match its workspace, policy (by sha256) or recipe. */

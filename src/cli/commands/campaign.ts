@@ -2,6 +2,7 @@ import { InputError } from "../../errors.js";
 import { EXIT } from "../../exit-codes.js";
 import type { CommandSpec, Invocation } from "../command.js";
 import type { PullRequestPlan } from "../../campaign/pull-request.js";
+import { ioReason } from "../../util/errno.js";
 
 interface PrArgs {
   report: string;
@@ -23,8 +24,7 @@ export async function readRepositoryList(value: string): Promise<string[]> {
     try {
       text = await readFile(value, "utf8");
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(`${value}: cannot read the repository list (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
+      throw new InputError(`${value}: cannot read the repository list (${ioReason(err)})`);
     }
   }
   const { repositories, issues } = parseRepositoryList(text, inline ? "--repositories" : value);
@@ -41,10 +41,7 @@ export async function readPullRequestMaps(files: readonly string[]): Promise<Map
     try {
       data = parse(await readFile(file, "utf8"));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(
-        `${file}: cannot read the pull request map (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message.split("\n")[0])})`,
-      );
+      throw new InputError(`${file}: cannot read the pull request map (${ioReason(err).split("\n")[0]})`);
     }
     if (data === null || data === undefined) continue;
     if (typeof data !== "object" || Array.isArray(data)) throw new InputError(`${file}: not a map of repository to pull request URL`);
@@ -109,8 +106,7 @@ async function pullRequest(args: PrArgs, invocation: Invocation): Promise<number
   try {
     data = JSON.parse(await readFile(args.report, "utf8"));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${args.report}: cannot read report (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
+    throw new InputError(`${args.report}: cannot read report (${ioReason(err)})`);
   }
   const report = asReport(args.report, data);
   const branch = args.branch?.trim() || defaultBranch(report.run.recipe);

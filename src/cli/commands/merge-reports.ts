@@ -6,6 +6,8 @@ import type { Preview } from "../../report/patch.js";
 import type { Report } from "../../report/types.js";
 import type { SpillStore } from "../../spill/store.js";
 import type { OutputArgs } from "../outputs.js";
+import { ioReason } from "../../util/errno.js";
+import { plural } from "../../util/plural.js";
 
 /** Report members read one element at a time (outcomes carry the diffs). */
 const STREAMED = new Set(["steps", "outcomes"]);
@@ -70,8 +72,7 @@ async function readReports(files: readonly string[], spill: SpillStore): Promise
     try {
       data = await readJsonStreamed(file, STREAMED, (key, value) => (key === "outcomes" ? spillDiff(value, spill) : value));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new InputError(`${file}: cannot read report (${code === "ENOENT" ? "file not found" : (code ?? (err as Error).message)})`);
+      throw new InputError(`${file}: cannot read report (${ioReason(err)})`);
     }
     inputs.push({ file, report: asReport(file, data) });
   }
@@ -117,9 +118,8 @@ async function merge(args: MergeArgs, spill: SpillStore, invocation: Invocation)
   const parts = Object.entries(s.outcomes)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`);
-  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
   process.stderr.write(
-    `tollgate: merged ${n(inputs.length, "report")}, ${n(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`,
+    `tollgate: merged ${plural(inputs.length, "report")}, ${plural(s.actions, "action")}${parts.length ? `: ${parts.join(", ")}` : ""} (exit ${merged.exitCode})\n`,
   );
   await writeOutputs(merged, { ...args, format: formatOf(args.format, invocation.env) }, { env: invocation.env, previews });
   return merged.exitCode;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { EXIT } from "../../exit-codes.js";
 import type { CommandSpec } from "../command.js";
+import { plural } from "../../util/plural.js";
 
 interface RecoverArgs {
   cwd?: string;
@@ -20,19 +21,19 @@ export const recoverCommand: CommandSpec<RecoverArgs> = {
   own: { policy: { type: "string", group: "Decisions:", describe: "Policy whose protect globs no restored file may match" } },
   run: async (args) => {
     const { recover } = await import("../../workspace/recover.js");
-    const { sanitizeForTerminal } = await import("../../term.js");
+    const { safeText } = await import("../../term.js");
     const root = path.resolve(args.cwd ?? ".");
     const { checkWorkspaceDir } = await import("../../workspace/root.js");
     checkWorkspaceDir(root, args.cwd);
     const protect = args.policy ? (await (await import("../../policy/policy.js")).loadPolicy(args.policy)).protect : undefined;
-    const shown = (files: string[]) => files.map((f) => `  ${sanitizeForTerminal(f)}\n`).join("");
+    const shown = (files: string[]) => files.map((f) => `  ${safeText(f)}\n`).join("");
     const result = await recover(root, {
       ...(protect ? { protect } : {}),
       // Said before anything is written, so the user sees what is about to change.
       onPlan: (plan) => {
         const n = plan.restore.length + plan.remove.length;
         process.stderr.write(
-          `tollgate recover: the apply interrupted at ${plan.createdAt} (pid ${plan.pid}) left ${n} file${n === 1 ? "" : "s"} to put back:\n` +
+          `tollgate recover: the apply interrupted at ${plan.createdAt} (pid ${plan.pid}) left ${plural(n, "file")} to put back:\n` +
             (plan.restore.length > 0 ? `restoring:\n${shown(plan.restore)}` : "") +
             (plan.remove.length > 0 ? `removing (created by the apply):\n${shown(plan.remove)}` : "") +
             (plan.dirs.length > 0 ? `removing if empty:\n${shown(plan.dirs.map((d) => `${d}/`))}` : ""),
@@ -40,14 +41,12 @@ export const recoverCommand: CommandSpec<RecoverArgs> = {
       },
     });
     const temps = result.removedTemps.length;
-    const removed = temps > 0 ? `; removed ${temps} temp file${temps === 1 ? "" : "s"} of interrupted writes` : "";
+    const removed = temps > 0 ? `; removed ${plural(temps, "temp file")} of interrupted writes` : "";
     if (!result.found) {
       process.stderr.write(`tollgate recover: nothing to recover (no journal in .tollgate/)${removed}\n`);
     } else {
       const n = result.restored.length;
-      process.stderr.write(
-        `tollgate recover: restored ${n} file${n === 1 ? "" : "s"} from the apply interrupted at ${result.createdAt} (pid ${result.pid})${removed}\n`,
-      );
+      process.stderr.write(`tollgate recover: restored ${plural(n, "file")} from the apply interrupted at ${result.createdAt} (pid ${result.pid})${removed}\n`);
     }
     return EXIT.ok;
   },

@@ -8,10 +8,10 @@ import type { CommandSpec, Invocation } from "../command.js";
 import { executeWithOutputs, type CliRun } from "../execute.js";
 import { RUN_OPTIONS, type Format } from "../options.js";
 import { relativeInside } from "../../util/inside.js";
+import { toPosix } from "../../util/inside.js";
 
 export interface RunArgs {
   recipe?: string;
-  files?: string[];
   policy?: string;
   "dry-run"?: boolean;
   check?: boolean;
@@ -74,7 +74,7 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
   const { checkWorkspaceDir } = await import("../../workspace/root.js");
   checkWorkspaceDir(cwd, args.cwd);
   await checkFilesExist(files, cwd);
-  const scopeFiles = files.map((f) => path.relative(cwd, path.resolve(cwd, f)).split(path.sep).join("/"));
+  const scopeFiles = files.map((f) => toPosix(path.relative(cwd, path.resolve(cwd, f))));
   const shard = parseShard(args.shard);
   const changed =
     args["changed-since"] !== undefined

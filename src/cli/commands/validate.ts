@@ -3,6 +3,7 @@ import { InputError, type Issue } from "../../errors.js";
 import { EXIT } from "../../exit-codes.js";
 import type { CommandSpec } from "../command.js";
 import { formatOf, type Format } from "../options.js";
+import { plural } from "../../util/plural.js";
 
 interface ValidateArgs {
   recipe: string;
@@ -42,8 +43,8 @@ export const validateCommand: CommandSpec<ValidateArgs> = {
     if (formatOf(args.format, invocation.env) === "json") process.stdout.write(`${JSON.stringify(validateJson(args, findings, exitCode), null, 2)}\n`);
     if (findings.errors.length > 0) throw new InputError(findings.errors);
     const n = findings.steps ?? 0;
-    const warned = findings.warnings.length > 0 ? `, ${findings.warnings.length} warning${findings.warnings.length === 1 ? "" : "s"}` : "";
-    process.stderr.write(`${args.recipe}: valid (${n} step${n === 1 ? "" : "s"}${warned})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
+    const warned = findings.warnings.length > 0 ? `, ${plural(findings.warnings.length, "warning")}` : "";
+    process.stderr.write(`${args.recipe}: valid (${plural(n, "step")}${warned})${args.policy ? `; ${args.policy}: valid` : ""}\n`);
     return exitCode;
   },
 };

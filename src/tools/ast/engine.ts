@@ -25,6 +25,7 @@ import { LineIndex, type RawMatch } from "./rewrite.js";
 import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type SgNode, type Walked } from "./traverse.js";
 import { parsedBytes } from "./reclaim.js";
 import { Intervals } from "./intervals.js";
+import { messageOf } from "../../util/thrown.js";
 
 export type { EngineOp, RuleConfig } from "./traverse.js";
 
@@ -459,7 +460,7 @@ export class FileProcessor {
     try {
       bytes = readFileSync(file.abs);
     } catch (err) {
-      return { rel: file.rel, status: "skipped", reason: "unreadable", message: err instanceof Error ? err.message : String(err) };
+      return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
     }
     if (bytes.byteLength > this.job.maxFileBytes) return { rel: file.rel, status: "skipped", reason: "too-large" };
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };

@@ -13,6 +13,7 @@ import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLa
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
 import { streamFiles, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
+import { messageOf } from "../../util/thrown.js";
 
 export interface SearchInput {
   toolName: "ast_grep" | "ast_edit";
@@ -94,7 +95,7 @@ export function validatePattern(napi: Napi, lang: string, pat: string, sel: stri
   } catch (err) {
     // napi reports a rule error as a chain (`rule` is not configured correctly / |->…): the
     // last link is the core's reason, the one the CLI's `--debug-query` shows.
-    const lines = (err instanceof Error ? err.message : String(err))
+    const lines = messageOf(err)
       .split("\n")
       .map((l) => l.replace(/^\s*\|->/, "").trim())
       .filter(Boolean);
@@ -189,7 +190,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
         } catch (err) {
           first ??= err;
           dropped.add(lang);
-          patternIssues.push(err instanceof Error ? err.message : String(err));
+          patternIssues.push(messageOf(err));
           break;
         }
       }
@@ -269,10 +270,6 @@ export function groupByDir<T extends { display: string }>(items: readonly T[]): 
     groups.set(dir, list);
   }
   return [...groups.entries()].map(([dir, list]) => ({ dir, items: list }));
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 export function cut(text: string, max = 120): string {

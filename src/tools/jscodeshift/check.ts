@@ -5,6 +5,7 @@
  */
 import type { Issue } from "../../errors.js";
 import { resolveTransform } from "./resolve.js";
+import { messageOf } from "../../util/thrown.js";
 
 /**
  * `countFiles` (optional) counts the files the step will transform, while the transform loads:
@@ -22,7 +23,7 @@ export async function checkTransform(
   try {
     mod = resolveTransform(spec, recipeDir, root);
   } catch (err) {
-    return [{ message: (err as Error).message }];
+    return [{ message: messageOf(err) }];
   }
   const { sharedPool, workersFor } = await import("./pool.js");
   const timeout = typeof fileTimeoutMs === "number" && fileTimeoutMs >= 1 ? fileTimeoutMs : undefined;

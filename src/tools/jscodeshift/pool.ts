@@ -367,7 +367,7 @@ export class TransformPool {
     try {
       return await this.#loadOn(slot!, mod, loadTimeout(fileTimeoutMs));
     } catch (err) {
-      return { type: "loaded", id: 0, ok: false, error: (err as Error).message, babelExtensions: [] };
+      return { type: "loaded", id: 0, ok: false, error: messageOf(err), babelExtensions: [] };
     } finally {
       this.#idle();
     }
@@ -479,7 +479,7 @@ export class TransformPool {
             if (stopped) return;
             // Queued behind the file that stopped the worker: it runs elsewhere.
             if (err instanceof NotStarted) retry.push(index);
-            else settle(index, { type: "done", id, status: "error", error: err instanceof Error ? err.message : String(err), reports: [], stats: {} });
+            else settle(index, { type: "done", id, status: "error", error: messageOf(err), reports: [], stats: {} });
             refill();
           },
         );

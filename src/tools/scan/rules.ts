@@ -29,6 +29,8 @@ import {
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
 import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, Transformation } from "./types.js";
+import { messageOf } from "../../util/thrown.js";
+import { displayPath } from "../../util/inside.js";
 
 const TOP_KEYS = [
   "id",
@@ -81,11 +83,6 @@ export interface RuleSources {
   inlineOrigin?: { file: string; line: number; col: number };
 }
 
-function show(file: string, base: string): string {
-  const rel = path.relative(base, file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : file;
-}
-
 function readText(file: string, shown: string, issues: Issue[]): string | undefined {
   // Rule files are reached through a recipe: read only if regular, so a FIFO or a
   // device named as a rule file is refused instead of hanging or reading without end.
@@ -101,7 +98,7 @@ function readText(file: string, shown: string, issues: Issue[]): string | undefi
       issues.push({ file: shown, message: `${err.kind}, not a regular file: refused` });
       return undefined;
     }
-    issues.push({ file: shown, message: code === "ENOENT" ? "file not found" : `cannot read: ${(err as Error).message}` });
+    issues.push({ file: shown, message: code === "ENOENT" ? "file not found" : `cannot read: ${messageOf(err)}` });
     return undefined;
   }
 }
@@ -146,7 +143,7 @@ function listYaml(dir: string): string[] {
 
 /** Reads an sgconfig.yml. */
 export function readProjectConfig(file: string, displayBase: string, issues: Issue[]): ProjectConfig | undefined {
-  const shown = show(file, displayBase);
+  const shown = displayPath(file, displayBase);
   const text = readText(file, shown, issues);
   if (text === undefined) return undefined;
   const docs = yamlDocuments(shown, text, issues);
@@ -172,7 +169,7 @@ export function readProjectConfig(file: string, displayBase: string, issues: Iss
         ok = false;
       }
       const at = isSeq(e.value) ? (e.value.items[i] as Node) : e.value;
-      if (!ok) issue(ctx, at, `${key}: ${d} is not a directory (relative to ${show(dir, displayBase) || "."})`);
+      if (!ok) issue(ctx, at, `${key}: ${d} is not a directory (relative to ${displayPath(dir, displayBase) || "."})`);
       else config[key].push(abs);
     }
   };
@@ -387,7 +384,7 @@ function readUtils(dirs: string[], displayBase: string, issues: Issue[], warning
   const out: GlobalUtil[] = [];
   for (const dir of dirs) {
     for (const file of listYaml(dir)) {
-      const shown = show(file, displayBase);
+      const shown = displayPath(file, displayBase);
       const text = readText(file, shown, issues);
       if (text === undefined) continue;
       for (const { ctx, root } of yamlDocuments(shown, text, issues, warnings)) {
@@ -541,7 +538,7 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
   for (const file of files) {
     if (seen.has(file)) continue;
     seen.add(file);
-    const shown = show(file, src.displayBase);
+    const shown = displayPath(file, src.displayBase);
     const text = readText(file, shown, issues);
     if (text === undefined) continue;
     for (const { ctx, root } of yamlDocuments(shown, text, issues, warnings)) raws.push(readRule(ctx, root));
