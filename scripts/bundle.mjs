@@ -73,6 +73,26 @@ const yargsAppRoot = {
 };
 
 /**
+ * yargs renders the whole help text of a command as soon as its handler has started (cliui
+ * laying out every option: a few milliseconds of every run), keeping it for a `showHelp()` made
+ * after the handler's state is gone. tollgate never shows help then: its `fail` handler throws
+ * (usage errors say "Run tollgate --help"), and `--help` is answered before any handler runs.
+ * The bundle leaves that help text unrendered.
+ */
+const yargsNoHelpCache = {
+  name: "yargs-no-help-cache",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]build[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const { readFile } = await import("node:fs/promises");
+      const text = await readFile(args.path, "utf8");
+      const from = "yargs.getInternalMethods().getUsageInstance().cacheHelpMessage();";
+      if (text.split(from).length !== 2) throw new Error(`bundle: yargs' ${path.relative(root, args.path)} no longer caches its help message as expected`);
+      return { contents: text.replace(from, "/* help text not rendered: scripts/bundle.mjs */"), loader: "js", resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
  * Node built-ins that the start of every run would load for nothing: child_process (git and
  * exec, which most runs never call) and assert (two functions yargs keeps for its own checks)
  * cost a few milliseconds each to initialise. An ES `import` of one, in tollgate's code or yargs'
@@ -119,7 +139,7 @@ const common = {
   target: "node20.19",
   // jscodeshift loads Babel and transforms through Node's own require (register hook).
   external: ["@ast-grep/*", "jiti", "jscodeshift"],
-  plugins: [lazyStringWidth, yargsAppRoot, lazyBuiltins],
+  plugins: [lazyStringWidth, yargsAppRoot, yargsNoHelpCache, lazyBuiltins],
   logLevel: "warning",
   write: false,
 };
