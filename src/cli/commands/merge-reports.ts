@@ -10,7 +10,7 @@ import { ioReason } from "../../util/errno.js";
 import { plural } from "../../util/plural.js";
 
 /** Report members read one element at a time (outcomes carry the diffs). */
-const STREAMED = new Set(["steps", "outcomes"]);
+const STREAMED: ReadonlySet<string> = new Set(["steps", "outcomes"]);
 
 interface MergeArgs extends OutputArgs {
   reports?: string[];
