@@ -1,4 +1,5 @@
 import type { Static, TSchema } from "@sinclair/typebox";
+import type { Issue } from "../errors.js";
 
 /** What every tool returns (the agent runtime's shape, kept so custom tools port unchanged). */
 export interface TextContent {
@@ -125,6 +126,26 @@ export interface StagedAction {
   fingerprint: string;
 }
 
+/** How far a tool's `check` looks. */
+export interface CheckOptions {
+  /**
+   * true (`validate`): also that the paths the step names exist now. A run leaves them to the
+   * step, as an earlier step may create them.
+   */
+  paths: boolean;
+}
+
+/** A problem a tool's `check` found in a step's parameters. */
+export interface CheckIssue extends Issue {
+  /**
+   * Where inside the step's `with` (`["ops", 0, "pat"]`). Absent: the issue names its own
+   * `file` (a rule file), or else it is placed at the step's `with`.
+   */
+  at?: Array<string | number>;
+  /** A likely mistake the run accepts (its step warns of it too): never an error. */
+  warning?: boolean;
+}
+
 /** What every tool (built-in or custom) is: a schema plus a function. */
 export interface Tool<TParams extends TSchema = TSchema, TDetails = unknown> {
   name: string;
@@ -136,10 +157,16 @@ export interface Tool<TParams extends TSchema = TSchema, TDetails = unknown> {
   /** Hidden tools (resolve) are not listed by default. */
   hidden?: boolean;
   /**
-   * Checks a step's parameters beyond the schema before anything runs (`run` and `validate`
-   * alike): problems found here are input errors (exit 2) with file:line:col.
+   * Code from outside tollgate that a step of this tool runs, which the policy must allow before
+   * anything runs: `commands` (`allow.exec`) or user code modules (`allow.customTools`; `noun`
+   * names them in the refusal, "transform modules").
    */
-  check?(params: Static<TParams>): Promise<import("../errors.js").Issue[]>;
+  runs?: { kind: "commands" } | { kind: "modules"; noun: string };
+  /**
+   * Checks a step's parameters beyond the schema before anything runs (`run` and `validate`
+   * alike): an issue that is not a warning is an input error (exit 2), placed at file:line:col.
+   */
+  check?(params: Static<TParams>, options: CheckOptions): Promise<CheckIssue[]>;
   execute(
     toolCallId: string,
     params: Static<TParams>,

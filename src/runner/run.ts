@@ -8,14 +8,12 @@ import type { ResolveParams } from "../session/resolve.js";
 import { joinText } from "../domain/types.js";
 import { startRun } from "../workspace/recover.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { displayPath } from "../util/inside.js";
 import { prepareRun } from "./prepare.js";
-import { checkRecipePatterns } from "./patterns.js";
 import { stepRecord } from "./records.js";
 import { resolvePending, type PromptState, type Resolved, type ResolutionContext } from "./resolution.js";
 import type { PreparedRun, RunControls, RunInput, RunResult, RunWorld } from "./types.js";
 
-export { prepareRun } from "./prepare.js";
+export { prepareRun, validateRun, type Validation } from "./prepare.js";
 export { jsonSafe } from "./records.js";
 export type * from "./types.js";
 
@@ -27,7 +25,6 @@ export type * from "./types.js";
  */
 export async function executeRun(prepared: PreparedRun, controls: RunControls = {}): Promise<RunResult> {
   const { input } = prepared;
-  await checkRecipePatterns(prepared.recipe, displayPath(prepared.recipe.file, prepared.world.displayBase ?? process.cwd()));
   const mayWrite = !(input.dryRun || input.check);
   const guard = startRun(prepared.workspace.root, {
     lock: mayWrite,

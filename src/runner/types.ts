@@ -54,7 +54,7 @@ export interface RunWorld {
   now?: () => number;
   /** The run log (custom tools' `pi.logger`); never stdout. */
   logger?: Logger;
-  /** Paths in messages are shown relative to this directory (the user's shell cwd). */
+  /** Paths in messages are shown relative to this directory (the user's shell cwd); absent: as given. */
   displayBase?: string;
   /** `--cache`: what ast_grep, ast_edit and ast_scan found in files, kept across runs. */
   cache?: ResultCache | undefined;

@@ -7,6 +7,7 @@ import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { applyEdits, editBetween } from "../workspace/change.js";
 import type { ToolHost } from "./host.js";
+import { astCheck } from "./preflight.js";
 import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
@@ -219,6 +220,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       "Structural rewrite with ast-grep patterns: every match of `pat` is replaced by `out` (metavariables like $A and $$$ARGS substituted). Preview only: stages one pending action; nothing is written until it is resolved with apply.",
     parameters: astEditParameters,
     deferrable: true,
+    check: astCheck(host.cwd, (p: AstEditParams) => p.ops.flatMap((op, i) => (op.pat.trim() !== "" ? [{ pat: op.pat, at: ["ops", i, "pat"] }] : []))),
     async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
       const { limit } = validate(params);
       const pats = params.ops.map((op) => op.pat);

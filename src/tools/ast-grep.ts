@@ -3,6 +3,7 @@ import { ToolError } from "../errors.js";
 import type { AgentToolResult, Tool } from "../domain/types.js";
 import { textResult } from "../domain/types.js";
 import type { ToolHost } from "./host.js";
+import { astCheck } from "./preflight.js";
 import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";
 import {
@@ -67,6 +68,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
     label: "AST Grep",
     description: "Structural search with ast-grep patterns (read-only). Lists matches with their metavariables.",
     parameters: astGrepParameters,
+    check: astCheck(host.cwd, (p: AstGrepParams) => p.pat.flatMap((pat, i) => (pat.trim() !== "" ? [{ pat, at: ["pat", i] }] : []))),
     async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstGrepDetails>> {
       const pats = [...new Set((Array.isArray(params.pat) ? params.pat : []).map((p) => (typeof p === "string" ? p.trim() : "")).filter((p) => p.length > 0))];
       if (pats.length === 0) throw new ToolError("`pat` must include at least one non-empty pattern");

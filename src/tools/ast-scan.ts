@@ -63,14 +63,6 @@ export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir" | "disp
   });
 }
 
-/**
- * The rule set each step's `check` loaded, by the step's parameters object: `validate` warns of
- * its ignored keys (preflight.ts) without loading it again. A run's step loads its rules afresh
- * (an earlier step may have changed them).
- */
-const checkedSets = new WeakMap<object, RuleSet>();
-export const checkedRuleSet = (params: object): RuleSet | undefined => checkedSets.get(params);
-
 export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters, AstScanDetails> {
   return {
     name: "ast_scan",
@@ -79,10 +71,12 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       "Run ast-grep rule files (sgconfig.yml, rule YAML with rule/constraints/utils/transform/rewriters/fix). Every match is a finding; each rule with fixes stages one pending action (id <step>#<rule-id>).",
     parameters: astScanParameters,
     deferrable: true,
+    // The rule set's errors, and as warnings the keys its rules hold that ast-grep ignores (at the
+    // step's `config` or `rules`; each message starts with the rule file's place).
     async check(params) {
       try {
-        checkedSets.set(params, await ruleSetOf(host, params));
-        return [];
+        const set = await ruleSetOf(host, params);
+        return set.warnings.map((w) => ({ at: [params.config !== undefined ? "config" : "rules"], message: formatIssue(w), warning: true }));
       } catch (err) {
         if (err instanceof InputError) return err.issues;
         throw err;

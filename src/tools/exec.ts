@@ -78,6 +78,7 @@ export function createExecTool(host: ToolHost): Tool<typeof execParameters, Exec
       "Run a command (argv form; `shell: true` only when asked). Unstaged (default) it runs at once, also under --dry-run, so use it for commands that only read; with `stage: true` it stages a pending action whose apply runs it.",
     parameters: execParameters,
     deferrable: true,
+    runs: { kind: "commands" },
     async execute(_id, params, _onUpdate, _ctx, signal): Promise<AgentToolResult<ExecDetails>> {
       if (typeof params.command !== "string" || params.command.trim() === "") throw new ToolError("`command` must be a non-empty string");
       const args = params.args ?? [];

@@ -98,6 +98,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
       "Run a jscodeshift transform module (react-codemod, your own) over files, exactly as jscodeshift's worker calls it. Preview only: stages one pending action with every changed file.",
     parameters: jscodeshiftParameters,
     deferrable: true,
+    runs: { kind: "modules", noun: "transform modules" },
     async check(params) {
       const { checkTransform } = await import("./jscodeshift/check.js");
       const root = host.workspace.root;

@@ -147,10 +147,14 @@ describe("jscodeshift tool", () => {
     const root = await testdir({ "obj.js": "module.exports = { notAFunction: 1 };\n", "bad.js": "throw new Error('load failed');\n", "a.js": "x;\n" });
     const t = makeHost(root);
     const tool = t.tool("jscodeshift");
-    expect(await tool.check!({ transform: "./nope.js" })).toEqual([{ message: expect.stringContaining("jscodeshift transform not found: ./nope.js") }]);
-    expect(await tool.check!({ transform: "no-such-package/t.js" })).toEqual([{ message: expect.stringContaining("not found: no-such-package/t.js") }]);
-    expect(await tool.check!({ transform: "obj.js" })).toEqual([{ message: expect.stringContaining("does not export a function") }]);
-    expect(await tool.check!({ transform: "bad.js" })).toEqual([{ message: "Failed to load jscodeshift transform bad.js: load failed" }]);
+    expect(await tool.check!({ transform: "./nope.js" }, { paths: false })).toEqual([
+      { message: expect.stringContaining("jscodeshift transform not found: ./nope.js") },
+    ]);
+    expect(await tool.check!({ transform: "no-such-package/t.js" }, { paths: false })).toEqual([
+      { message: expect.stringContaining("not found: no-such-package/t.js") },
+    ]);
+    expect(await tool.check!({ transform: "obj.js" }, { paths: false })).toEqual([{ message: expect.stringContaining("does not export a function") }]);
+    expect(await tool.check!({ transform: "bad.js" }, { paths: false })).toEqual([{ message: "Failed to load jscodeshift transform bad.js: load failed" }]);
     await expect(t.call("jscodeshift", { transform: "obj.js" })).rejects.toThrow(/does not export a function/);
   });
 

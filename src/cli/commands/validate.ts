@@ -71,12 +71,12 @@ function validateJson(args: ValidateArgs, findings: Findings, exitCode: number) 
   };
 }
 
-/** The recipe and policy as a run would load them, then each built-in step's preflight. */
+/** The recipe and policy as a run would load them, then every step's own check, paths included. */
 async function validate(args: ValidateArgs): Promise<Findings> {
-  const { prepareRun } = await import("../../runner/run.js");
+  const { validateRun } = await import("../../runner/run.js");
   const cwd = path.resolve(args.cwd ?? ".");
   (await import("../../workspace/root.js")).checkWorkspaceDir(cwd, args.cwd);
-  const prepared = await prepareRun(
+  return validateRun(
     {
       recipePath: path.resolve(args.recipe),
       ...(args.policy ? { policyPath: path.resolve(args.policy) } : {}),
@@ -84,18 +84,4 @@ async function validate(args: ValidateArgs): Promise<Findings> {
     },
     { cwd, displayBase: process.cwd() },
   );
-  prepared.session.end();
-  const [{ PREFLIGHTS }, { formatPath, locate }] = await Promise.all([import("../../tools/preflight.js"), import("../../config/yaml.js")]);
-  const findings: Findings = { steps: prepared.recipe.steps.length, errors: [], warnings: [] };
-  for (const step of prepared.recipe.steps) {
-    const check = PREFLIGHTS[step.tool];
-    if (!check || prepared.tools.get(step.tool) === undefined) continue;
-    for (const issue of await check(step.with, { cwd, recipeDir: path.dirname(path.resolve(args.recipe)) })) {
-      const at = ["steps", step.index, "with", ...issue.at];
-      const found = { file: args.recipe, ...locate(prepared.recipe.located, at), path: formatPath(at) };
-      if (issue.warning) findings.warnings.push({ ...found, message: issue.message });
-      else findings.errors.push({ ...found, message: issue.message });
-    }
-  }
-  return findings;
 }
