@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
+import { toPosix } from "../util/inside.js";
 
 const CODE = /\.(?:[cm]?js|ts)$/;
 
@@ -20,13 +21,12 @@ export function engineBuildId(dir: string): string {
     .map((d) => path.join(d.parentPath, d.name))
     .filter(
       (f) =>
-        !path
-          .relative(dir, f)
-          .split(path.sep)
+        !toPosix(path.relative(dir, f))
+          .split("/")
           .some((seg) => seg.startsWith(".")),
     )
     .sort();
-  const parts = files.map((f) => `${path.relative(dir, f)}\0${sha256(readFileSync(f))}`);
+  const parts = files.map((f) => `${toPosix(path.relative(dir, f))}\0${sha256(readFileSync(f))}`);
   return sha256(parts.join("\n"));
 }
 
