@@ -159,6 +159,13 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["unknown flag", ["run", "ok.yaml", "--bogus"], `tollgate: Unknown argument: bogus\n${USAGE}`],
   ["a near-miss command names what was typed", ["tool"], `tollgate: Unknown command: tool. Did you mean tools?\n${USAGE}`],
   ["an unknown command", ["xyzzy"], `tollgate: Unknown command: xyzzy\n${USAGE}`],
+  ["campaign without its subcommand", ["campaign"], `tollgate: Name a campaign subcommand: pr\n${USAGE}`],
+  ["no command at all", [], `tollgate: Name a command: run, plan, apply, validate, tools, schema, test, recover, merge-reports, campaign\n${USAGE}`],
+  [
+    "bad validate --format",
+    ["validate", "ok.yaml", "--format", "yaml"],
+    `tollgate: Invalid values:\n  Argument: format, Given: "yaml", Choices: "text", "json", "github"\n${USAGE}`,
+  ],
   ["no recipe", ["run"], "Name a recipe: tollgate run <recipe> [files..] (or --recipe FILE)"],
   ["bad --shard", ["run", "ok.yaml", "--shard", "3/2"], '--shard expects i/n with 1 <= i <= n, got "3/2"'],
   ["approvals file not a list", ["run", "ok.yaml", "--approvals", "approvals-map.yaml"], "approvals-map.yaml:1:1: Approvals must be a YAML list"],
