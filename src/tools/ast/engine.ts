@@ -65,8 +65,6 @@ export type FileResult =
       issues?: ParseIssue[];
     };
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 export function matcherOf(pat: string, sel: string | undefined): ReturnType<typeof opConfig> {
   return opConfig({ pat }, sel);
 }
@@ -255,6 +253,12 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
   if (spans.length > 0) {
     const roots = (yield spans) as SgRoot[];
     for (const [k, span] of spans.entries()) {
+      // A statement that has an ERROR node alone too covers nothing: one look for the first
+      // ERROR (by kind, no node's text read) spares it the full walk.
+      if (roots[k]!.root().find({ rule: { kind: "ERROR" } }) !== null) {
+        parsedBytes(span[1] - span[0]);
+        continue;
+      }
       const r = walk(roots[k]!, span[0], span[1]);
       if (!isClean(r)) continue;
       covered.push(span);
@@ -285,8 +289,7 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
     }
   }
   if (open.length > 0) {
-    const inOpen = new Intervals(open);
-    for (const at of anchorsOf(text, job, active, info)) if (inOpen.overlaps(at, at + 1)) issues.add(at);
+    for (const at of anchorsIn(text, merged(open), job, active, info)) issues.add(at);
   }
   return {
     matches,
@@ -294,6 +297,17 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
+}
+
+/** The union of the ranges, as sorted disjoint ranges. */
+function merged(ranges: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [s, e] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
 }
 
 /** Whether the match lies inside one of the (sorted, disjoint) spans. */
@@ -337,23 +351,35 @@ function tokenFinder(text: string, job: Job, active: readonly number[], info: Re
   }
   if (anywhere) return (start, end) => (start < end ? start : -1);
   const alternatives = [...[...words].map((w) => `(?<![A-Za-z0-9_$])${escapeRegex(w)}(?![A-Za-z0-9_$])`), ...[...chars].map(escapeRegex)];
-  const at: number[] = [];
-  for (const m of text.matchAll(new RegExp(alternatives.join("|"), "g"))) at.push(m.index);
+  return firstFrom(text, new RegExp(alternatives.join("|"), "g"));
+}
+
+/**
+ * `(start, end) => the first offset in [start, end) where \`re\` (global) matches, or -1`, each
+ * question a search from `start` (no list of every occurrence in the text). The last answer is
+ * reused while questions move forward within it (pieces come in document order). A token never
+ * starts inside another one (whole words, single punctuation characters), so a search from any
+ * offset finds the occurrences a scan of the whole text would.
+ */
+function firstFrom(text: string, re: RegExp): (start: number, end: number) => number {
+  let asked = -1;
+  let found = -1;
   return (start, end) => {
-    let lo = 0;
-    let hi = at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (at[mid]! < start) lo = mid + 1;
-      else hi = mid;
+    if (asked === -1 || start < asked || found < start) {
+      re.lastIndex = start;
+      const m = re.exec(text);
+      asked = start;
+      found = m ? m.index : Number.POSITIVE_INFINITY;
     }
-    const first = at[lo];
-    return first !== undefined && first < end ? first : -1;
+    return found < end ? found : -1;
   };
 }
 
-/** Offsets of each active op's anchor token: its longest word, or its first punctuation character. */
-function anchorsOf(text: string, job: Job, active: readonly number[], info: ReturnType<typeof langById>): number[] {
+/**
+ * Offsets inside the (sorted) pieces of each active op's anchor token: its longest word, or its
+ * first punctuation character.
+ */
+function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: Job, active: readonly number[], info: ReturnType<typeof langById>): number[] {
   const alternatives = new Set<string>();
   for (const i of active) {
     const op = job.ops[i]!;
@@ -364,7 +390,15 @@ function anchorsOf(text: string, job: Job, active: readonly number[], info: Retu
     else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
   }
   if (alternatives.size === 0) return [];
-  return [...text.matchAll(new RegExp([...alternatives].join("|"), "g"))].map((m) => m.index);
+  const re = new RegExp([...alternatives].join("|"), "g");
+  const out: number[] = [];
+  let from = 0;
+  for (const [s, e] of pieces) {
+    re.lastIndex = Math.max(from, s);
+    for (let m = re.exec(text); m !== null && m.index < e; m = re.exec(text)) out.push(m.index);
+    from = Math.max(from, e);
+  }
+  return out;
 }
 
 const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
@@ -467,7 +501,9 @@ export class FileProcessor {
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
     const filter = this.#filter(file.lang);
     if (filter && !filter(bytes)) return { rel: file.rel, status: "searched" };
-    return { bytes, text: decoder.decode(bytes) };
+    // Valid UTF-8 (checked above): Buffer's decoder gives the same text as a fatal one, faster;
+    // a byte-order mark stays in the text, as the CLI sees it.
+    return { bytes, text: bytes.toString("utf8") };
   }
 
   #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: Answer): FileResult {

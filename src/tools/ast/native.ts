@@ -125,12 +125,12 @@ export class NativeFinder {
   }
 }
 
-/** Whether every node lies in `text` and every node but an ERROR one spells the text there. */
+/** Whether every node lies in `text` and every node but an ERROR or empty one spells the text there. */
 function sameText(nodes: readonly SgNode[], text: string): boolean {
   for (const node of nodes) {
     const r = node.range();
     if (r.end.index > text.length) return false;
-    if (node.kind() === "ERROR") continue;
+    if (r.start.index === r.end.index || node.kind() === "ERROR") continue;
     if (node.text() !== text.slice(r.start.index, r.end.index)) return false;
   }
   return true;

@@ -274,9 +274,15 @@ export function statementBoundaries(text: string): number[] | null {
     }
     if (isIdent(c)) {
       const s = i;
-      while (i < n && isIdent(text.charCodeAt(i))) i++;
-      // Only keywords matter, and none is longer than 10 characters: spare the allocation.
-      setSig(text.charCodeAt(i - 1), i - s <= 10 ? text.slice(s, i) : "#");
+      let lower = true;
+      for (; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (!isIdent(d)) break;
+        if (d < 97 || d > 122) lower = false;
+      }
+      // Only keywords matter, all lower-case letters and none longer than 10 characters: spare
+      // the allocation for any other word.
+      setSig(text.charCodeAt(i - 1), lower && i - s <= 10 ? text.slice(s, i) : "#");
       if (decorating && depth === 0 && lastWord === "class") decorating = false;
       continue;
     }

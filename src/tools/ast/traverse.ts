@@ -57,8 +57,8 @@ export interface Walked {
   found: Found[];
   errors: Array<[number, number]>;
   missing: Missing[];
-  /** For ERROR nodes whose parent is a bracketed construct (`( … )`, `[ … ]`, `{ … }`): "start:end" → the parent's range. */
-  brackets?: Map<string, [number, number]>;
+  /** The ERROR nodes by "start:end" (file offsets; nested ones can share one), for `bracketsOf` where a match holds one. */
+  errorNodes?: Map<string, SgNode[]>;
 }
 
 const PAIRS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
@@ -224,9 +224,9 @@ export function traverse(
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    const { errors, missing, brackets } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
-    flagErrors(found, errors, missing, brackets!, ops, offset);
-    return { found, errors, missing, brackets: brackets! };
+    const { errors, missing, errorNodes } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
+    flagErrors(found, errors, missing, errorNodes!, ops, offset);
+    return { found, errors, missing, errorNodes: errorNodes! };
   }
   let nodes: SgNode[];
   try {
@@ -248,8 +248,20 @@ const EMPTY_KINDS = new Set(["raw_text"]);
 
 /** A zero-width leaf below the root: a token tree-sitter invented (MISSING). */
 function isMissing(node: SgNode): boolean {
-  const r = node.range();
-  return r.start.index === r.end.index && node.isLeaf() && !EMPTY_KINDS.has(String(node.kind())) && node.parent() !== null;
+  return isMissingAt(node, String(node.kind()), node.range());
+}
+
+/** isMissing with the node's kind and range already read (each napi call costs). */
+function isMissingAt(node: SgNode, kind: string, r: Range): boolean {
+  return r.start.index === r.end.index && node.isLeaf() && !EMPTY_KINDS.has(kind) && node.parent() !== null;
+}
+
+type Range = ReturnType<SgNode["range"]>;
+
+function addError(errorNodes: Map<string, SgNode[]>, key: string, node: SgNode): void {
+  const same = errorNodes.get(key);
+  if (same) same.push(node);
+  else errorNodes.set(key, [node]);
 }
 
 function missingOf(node: SgNode, offset: number): Missing {
@@ -259,19 +271,19 @@ function missingOf(node: SgNode, offset: number): Missing {
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
-function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "brackets"> {
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes"> {
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
-  const brackets = new Map<string, [number, number]>();
+  const errorNodes = new Map<string, SgNode[]>();
   for (const n of nodes) {
-    if (n.kind() === "ERROR") {
-      const r = n.range();
+    const kind = String(n.kind());
+    const r = n.range();
+    if (kind === "ERROR") {
       errors.push([r.start.index + offset, r.end.index + offset]);
-      const b = bracketsOf(n, offset);
-      if (b) brackets.set(`${r.start.index + offset}:${r.end.index + offset}`, b);
-    } else if (isMissing(n)) missing.push(missingOf(n, offset));
+      addError(errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, n);
+    } else if (isMissingAt(n, kind, r)) missing.push(missingOf(n, offset));
   }
-  return { errors, missing, brackets };
+  return { errors, missing, errorNodes };
 }
 
 /** Kinds of a template's code parts (`${ … }`, Python's f-string `{ … }`): code, not literal text. */
@@ -333,7 +345,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   const found: Found[] = [];
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
-  const brackets = new Map<string, [number, number]>();
+  const errorNodes = new Map<string, SgNode[]>();
   const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -348,24 +360,27 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
   // an ERROR node: with no such op and no rule object, an ERROR node found is only an error.
   const patternsOnly = active.every((i) => !ops[i]!.config && !/^\s*\$(?:\$\$)?[A-Za-z_][A-Za-z0-9_]*\s*$/.test(ops[i]!.pat));
-  /** Records the node's range if it is an ERROR node; says whether it is one. */
-  const noteError = (node: SgNode): boolean => {
-    if (node.kind() !== "ERROR") return false;
+  /**
+   * Records an ERROR node's range or an invented token; says which the node is (an invented
+   * token matches no op). The kind is read first: most nodes a walk hands back in a file with
+   * errors are ERROR nodes.
+   */
+  const note = (node: SgNode): "error" | "missing" | "node" => {
+    const kind = String(node.kind());
     const r = node.range();
-    errors.push([r.start.index + offset, r.end.index + offset]);
-    const b = bracketsOf(node, offset);
-    if (b) brackets.set(`${r.start.index + offset}:${r.end.index + offset}`, b);
-    return true;
-  };
-  /** Records the node if it is an invented token; says whether it is one (it matches no op). */
-  const noteMissing = (node: SgNode): boolean => {
-    if (!isMissing(node)) return false;
+    if (kind === "ERROR") {
+      errors.push([r.start.index + offset, r.end.index + offset]);
+      addError(errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, node);
+      return "error";
+    }
+    if (!isMissingAt(node, kind, r)) return "node";
     missing.push(missingOf(node, offset));
-    return true;
+    return "missing";
   };
   const visit = (node: SgNode) => {
-    if (noteMissing(node)) return;
-    const isError = noteError(node);
+    const what = note(node);
+    if (what === "missing") return;
+    const isError = what === "error";
     if (isError && patternsOnly) return;
     let first = -1;
     for (let k = 0; k < configs.length; k++) {
@@ -400,8 +415,9 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   const visitAsking = (node: SgNode) => {
-    if (noteMissing(node)) return;
-    const isError = noteError(node);
+    const what = note(node);
+    if (what === "missing") return;
+    const isError = what === "error";
     for (let k = 0; k < configs.length; k++) {
       if (!node.matches(configs[k] as never)) continue;
       const self = configs.length === 1 && plain[k] && !isError ? node : node.find(configs[k] as never);
@@ -409,8 +425,8 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   for (const node of nodes) (asking ? visitAsking : visit)(node);
-  flagErrors(found, errors, missing, brackets, ops, offset);
-  return { found, errors, missing, brackets };
+  flagErrors(found, errors, missing, errorNodes, ops, offset);
+  return { found, errors, missing, errorNodes };
 }
 
 /**
@@ -427,11 +443,22 @@ function flagErrors(
   found: readonly Found[],
   errors: ReadonlyArray<[number, number]>,
   missing: readonly Missing[],
-  brackets: ReadonlyMap<string, [number, number]>,
+  errorNodes: ReadonlyMap<string, readonly SgNode[]>,
   ops: readonly EngineOp[],
   offset: number,
 ): void {
   if (errors.length === 0 && missing.length === 0) return;
+  // An ERROR node's bracketed parent, read only for the errors some match holds.
+  const brackets = new Map<string, [number, number] | null>();
+  const bracketsAt = (key: string): [number, number] | null => {
+    if (!brackets.has(key)) {
+      // Of ERROR nodes sharing a range, the innermost one with a bracketed parent decides.
+      let b: [number, number] | null = null;
+      for (const error of errorNodes.get(key) ?? []) b = bracketsOf(error, offset) ?? b;
+      brackets.set(key, b);
+    }
+    return brackets.get(key)!;
+  };
   const index = new Intervals(errors);
   const invented = new Intervals(missing.map(([at]): [number, number] => [at, at]));
   for (const { node, match, prefix } of found) {
@@ -440,7 +467,7 @@ function flagErrors(
     let holds = false;
     for (const [es, ee] of index.inside(match.start, match.end)) {
       if (es === match.start && ee === match.end) continue;
-      const b = brackets.get(`${es}:${ee}`);
+      const b = bracketsAt(`${es}:${ee}`);
       if (b && captures().some(([cs, ce]) => cs <= b[0] && b[1] <= ce)) continue;
       holds = true;
       break;
