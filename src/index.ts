@@ -1,4 +1,12 @@
-// The library entry: types for custom tools, and the session/runner for programmatic use.
+// The library entry: running recipes from code, and writing custom tools. docs/internals.md
+// describes every name exported here; test/structure/public-api.test.ts holds the list.
+export { prepareRun, executeRun, runRecipe } from "./runner/run.js";
+export type { Approvals, ApprovalAnswer, Approver, PlanGate, PreparedRun, RunControls, RunEvent, RunInput, RunResult, RunWorld } from "./runner/types.js";
+export type { StagedAction } from "./domain/types.js";
+export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
+export type { Logger } from "./logger.js";
+export { TollgateError, InputError, RunError } from "./errors.js";
+export { defineTool } from "./custom/define.js";
 export type {
   AgentToolResult,
   CustomTool,
@@ -13,12 +21,3 @@ export type {
   StageResult,
   TextContent,
 } from "./custom/types.js";
-export { defineTool } from "./custom/define.js";
-export type { FileChange, PendingAction, StagedAction, TextEdit, Tool, ToolCallResult } from "./domain/types.js";
-export { PendingActionStore } from "./session/store.js";
-export { Session, STORE_UNAVAILABLE } from "./session/session.js";
-export { createResolveTool, NO_PENDING_ACTION, renderResolveLine, resolveTop } from "./session/resolve.js";
-export { prepareRun, executeRun, runRecipe } from "./runner/run.js";
-export type { Approvals, ApprovalAnswer, Approver, PlanGate, PreparedRun, RunControls, RunEvent, RunInput, RunResult, RunWorld } from "./runner/types.js";
-export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
-export { Workspace } from "./workspace/workspace.js";

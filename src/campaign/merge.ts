@@ -4,6 +4,7 @@ import type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord } from "../report/types.js";
 import { copyLazily } from "../shard/read.js";
 import { plural } from "../util/plural.js";
+import { EXIT } from "../exit-codes.js";
 
 export type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 
@@ -89,9 +90,9 @@ function checkInputs(inputs: readonly RepositoryReport[]): string[] {
 }
 
 function entryOf(repository: string, input: RepositoryReport | undefined, pullRequest: string | null): CampaignEntry {
-  if (!input) return { repository, report: null, exitCode: 3, failed: true, why: "no report", outcomes: zeroCounts(), pullRequest };
+  if (!input) return { repository, report: null, exitCode: EXIT.failure, failed: true, why: "no report", outcomes: zeroCounts(), pullRequest };
   const { report } = input;
-  const failed = report.exitCode >= 2;
+  const failed = report.exitCode >= EXIT.input;
   const why = failed ? failureOf(report) : null;
   return { repository, report: input.file, exitCode: report.exitCode, failed, why, outcomes: { ...report.summary.outcomes }, pullRequest };
 }

@@ -2,6 +2,7 @@ import { renderSummary } from "../report/markdown.js";
 import type { OutcomeRecord, Report } from "../report/types.js";
 import { runGit } from "../git.js";
 import { plural } from "../util/plural.js";
+import { EXIT } from "../exit-codes.js";
 
 /** GitHub refuses a pull request body longer than this (characters). */
 export const MAX_BODY_CHARS = 65536;
@@ -109,7 +110,7 @@ export function planPullRequest(report: Report, state: BranchState, options: Pla
   const foreign = state.commits.filter((c) => !isCampaignCommit(c, options.branch));
   const base = { branch: options.branch, title, commitMessage, applied: applied.length, pending, foreign };
   const skip = (reason: string): PullRequestPlan => ({ ...base, decision: "skip", reason, body: "", addPaths: [] });
-  if (report.exitCode >= 2) return skip(`the run failed (exit ${report.exitCode}): nothing is proposed from a failed run`);
+  if (report.exitCode >= EXIT.input) return skip(`the run failed (exit ${report.exitCode}): nothing is proposed from a failed run`);
   const awaiting = pending > 0 ? `; ${plural(pending, "action")} await${pending === 1 ? "s" : ""} approval (see the patch artifact)` : "";
   if (applied.length === 0) return skip(`nothing was applied${awaiting}`);
   if (foreign.length > 0) {
