@@ -86,7 +86,13 @@ function patternType(pattern, checker) {
 function markScriptUses(root, file, used) {
   const text = readFileSync(file, "utf8");
   const pattern = /(?:import|const)\s*\{([^}]*)\}\s*(?:from|=\s*await\s+[^;]*?import\()\s*[^"'`;]*?["'`]([^"'`]+)["'`]/g;
-  for (const [, names, spec] of text.matchAll(pattern)) {
+  // `await import(path.join(ROOT, "dist", "x", "y.js"))`: the segments joined.
+  const joined = /const\s*\{([^}]*)\}\s*=\s*await\s+import\(\s*path\.join\(\s*\w+\s*,\s*((?:"[^"]+"\s*,?\s*)+)\)/g;
+  const found = [
+    ...[...text.matchAll(pattern)].map((m) => [m[1], m[2]]),
+    ...[...text.matchAll(joined)].map((m) => [m[1], [...m[2].matchAll(/"([^"]+)"/g)].map((x) => x[1]).join("/")]),
+  ];
+  for (const [names, spec] of found) {
     const abs = /^(src|dist)\//.test(spec) ? path.join(root, spec) : path.resolve(path.dirname(file), spec);
     const rel = path
       .relative(root, abs)

@@ -14,5 +14,3 @@ export const EXIT = {
   /** Interrupted (SIGINT, SIGTERM, SIGHUP): nothing more applied, the report written. */
   interrupted: 130,
 } as const;
-
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -57,7 +57,7 @@ export class ChangedSinceError extends Error {
 }
 
 /** A path that differs between a commit and the working tree, relative to the top level. */
-export interface ChangedPath {
+interface ChangedPath {
   path: string;
   /** true when the working tree no longer has it (deleted, or the old side of a rename). */
   deleted: boolean;

@@ -14,7 +14,7 @@ export interface ExecResult {
 export type ExecFn = (command: string, args: string[], options?: ExecOptions) => Promise<ExecResult>;
 
 /** Output kept per stream; more is cut with a marker (a chatty command cannot flood the report). */
-export const EXEC_OUTPUT_CAP = 1024 * 1024;
+const EXEC_OUTPUT_CAP = 1024 * 1024;
 
 function cap(text: string): string {
   return text.length > EXEC_OUTPUT_CAP ? `${text.slice(0, EXEC_OUTPUT_CAP)}\n[output truncated]` : text;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { sha256 } from "../util/hash.js";
 
 /** A value that has no stable text (a function, a symbol, a cycle): it cannot key a cache entry. */
-export class UnkeyableError extends Error {}
+class UnkeyableError extends Error {}
 
 /**
  * A canonical text of plain data for hashing: object keys sorted, `undefined` members left out,

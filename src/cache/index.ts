@@ -10,7 +10,7 @@ import type { JobView, ResultStore } from "./store.js";
 export type { EngineAnswer, ScanAnswer } from "./answers.js";
 
 /** The engine's answers for one job, keyed by language and file bytes (tools/ast/engine.ts FileProcessor). */
-export interface EngineFileCache {
+interface EngineFileCache {
   /** The sha256 of a file's bytes, computed once for the lookup, the put and the engine's result. */
   sha256(bytes: Buffer): string;
   get(lang: string, bytes: Buffer, text: string): EngineAnswer | undefined;
@@ -18,7 +18,7 @@ export interface EngineFileCache {
 }
 
 /** ast_scan's answers for the rules that apply to a file, keyed by language and the file's sha256. */
-export interface ScanFileCache {
+interface ScanFileCache {
   get(lang: string, content: { sha256: string; text: string }): ScanAnswer | undefined;
   put(lang: string, content: { sha256: string; text: string }, answer: ScanAnswer): void;
 }

@@ -16,10 +16,10 @@ import { ResultStore } from "./store.js";
 import { messageOf } from "../util/thrown.js";
 
 /** The environment variable that holds the MAC key in CI (a repository secret); else a key file in the state directory. */
-export const CACHE_KEY_ENV = "TOLLGATE_CACHE_KEY";
+const CACHE_KEY_ENV = "TOLLGATE_CACHE_KEY";
 const KEY_FILE = "cache.key";
 
-export interface OpenOptions {
+interface OpenOptions {
   /** Workspace root. */
   root: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -79,7 +79,7 @@ function ownCodeDir(): string {
 }
 
 /** The build answers are keyed by: tollgate's engine code, napi and the languages, and the engine's switches. */
-export function buildOf(codeDir: string, env: OpenOptions["env"]): string {
+function buildOf(codeDir: string, env: OpenOptions["env"]): string {
   return sha256(
     canonical({
       engine: engineBuildId(codeDir),

@@ -14,7 +14,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
-export const PACK_FORMAT = 2;
+const PACK_FORMAT = 2;
 const MAGIC = "tollgate-results";
 const HEX = 64;
 /** Offsets in a line: id, mac, ranges, value. */

@@ -26,7 +26,7 @@ import { messageOf } from "../util/thrown.js";
 
 /** The directory under the cache location that holds tollgate's entries and nothing else. */
 export const ENTRY_DIR = "tollgate-results";
-export const PACK_SUFFIX = ".pack";
+const PACK_SUFFIX = ".pack";
 const PACK_NAME = /^[0-9a-f]{64}\.pack$/;
 const OLD_ENTRY_NAME = /^[0-9a-f]{64}\.entry$/;
 const TEMP_NAME = /^\.[0-9a-f]{64}\.(?:pack|entry)\.[0-9a-f]{16}\.tmp$/;
@@ -35,8 +35,8 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
 /** A rewritten pack keeps older lines up to twice this run's answers, and at least this much. */
 const KEEP_FLOOR_BYTES = 32 * 1024 * 1024;
 
-export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
-export const DEFAULT_MAX_ENTRY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const DEFAULT_MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
 /** How one kind of answer is checked against the text it is used for. */
 export interface AnswerCodec<T> {
@@ -46,7 +46,7 @@ export interface AnswerCodec<T> {
   ranges(value: T): Iterable<readonly [number, number]>;
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** The cache location (`--cache-location`); entries live in its ENTRY_DIR. */
   location: string;
   /** HMAC-SHA256 key; entries made under another key do not verify. */

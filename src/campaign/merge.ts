@@ -8,12 +8,12 @@ import { EXIT } from "../exit-codes.js";
 
 export type { CampaignEntry, CampaignInfo } from "../report/campaign.js";
 
-export interface RepositoryReport {
+interface RepositoryReport {
   file: string;
   report: Report;
 }
 
-export interface CampaignOptions {
+interface CampaignOptions {
   /** The campaign's repository list: one without a report counts as failed. */
   repositories?: readonly string[];
   /** Repository → its pull request (a URL, or a note such as why none was opened). */
@@ -26,7 +26,7 @@ const zeroCounts = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Reco
  * A unified diff with every path under `prefix/`: the `diff --git` line (its two paths are
  * equal: tollgate never renames), `---`/`+++` (not /dev/null), quoted forms included.
  */
-export function prefixDiffPaths(diff: string, prefix: string): string {
+function prefixDiffPaths(diff: string, prefix: string): string {
   return diff
     .split("\n")
     .map((line) => {

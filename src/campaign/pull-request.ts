@@ -8,16 +8,16 @@ import { EXIT } from "../exit-codes.js";
 export const MAX_BODY_CHARS = 65536;
 
 /** The trailer that marks a commit as the campaign's own: `Tollgate-Campaign: <branch>`. */
-export const CAMPAIGN_TRAILER = "Tollgate-Campaign";
+const CAMPAIGN_TRAILER = "Tollgate-Campaign";
 
-export interface Commit {
+interface Commit {
   sha: string;
   subject: string;
   body: string;
 }
 
 /** The campaign branch on the remote, as the checkout fetched it, and the work tree's changes. */
-export interface BranchState {
+interface BranchState {
   exists: boolean;
   /** Commits on the branch that the base does not have. */
   commits: Commit[];
@@ -40,7 +40,7 @@ export interface PullRequestPlan {
   foreign: Commit[];
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   branch: string;
   /** Links for the body: the job's patch and report artifacts, the workflow run. */
   patchUrl?: string;
@@ -89,7 +89,7 @@ async function readChanges(root: string): Promise<string[]> {
 }
 
 /** Whether a commit carries the campaign's trailer for this branch. */
-export function isCampaignCommit(commit: Commit, branch: string): boolean {
+function isCampaignCommit(commit: Commit, branch: string): boolean {
   return commit.body.split(/\r?\n/).some((line) => line.trim() === `${CAMPAIGN_TRAILER}: ${branch}`);
 }
 
@@ -184,7 +184,7 @@ function pendingSection(report: Report, options: PlanOptions): string[] {
 }
 
 /** The pull request body: what was applied, what awaits approval, then the run's summary, within GitHub's limit. */
-export function pullRequestBody(report: Report, options: PlanOptions): string {
+function pullRequestBody(report: Report, options: PlanOptions): string {
   const max = options.maxChars ?? MAX_BODY_CHARS;
   const where = options.reportUrl ? `[the report artifact](${options.reportUrl})` : "the report artifact of this job";
   const run = options.runUrl ? ` in [this workflow run](${options.runUrl})` : "";

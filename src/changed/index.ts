@@ -11,7 +11,7 @@ import type { ChangedScope } from "../scope.js";
 import { realOf, recipeInputs, type RecipeInput, type RecipeSource } from "./inputs.js";
 import { relativeInside, toPosix } from "../util/inside.js";
 
-export interface ChangedRequest extends RecipeSource {
+interface ChangedRequest extends RecipeSource {
   /** The REF given, or the merge-base a plan recorded (then `exact`). */
   ref: string;
   /** true: `ref` is the merge-base itself (apply reusing its plan's), not a ref to merge with HEAD. */
@@ -19,7 +19,7 @@ export interface ChangedRequest extends RecipeSource {
 }
 
 /** What CI users need to hear when a ref does not resolve (shallow checkouts). */
-export const CHANGED_SINCE_HINT =
+const CHANGED_SINCE_HINT =
   "hint: --changed-since needs REF and its merge-base with HEAD in the local history. In CI the checkout is often too shallow: fetch the base branch (actions/checkout with `fetch-depth: 0`, or `git fetch --deepen`); for a pull request's merge commit, `fetch-depth: 2` and `--changed-since HEAD^1` compare against the base branch's side.";
 
 /** Resolves `--changed-since` into the run's changed scope; an unresolvable REF is an InputError (exit 2) with a hint. */

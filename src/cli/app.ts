@@ -113,7 +113,7 @@ function commandList(specs: ReadonlyMap<string, CommandSpec>): string {
   return [...specs.values()].map((s) => `  tollgate ${s.usage}\t${s.describe}`).join("\n");
 }
 
-export function reportError(thrown: unknown, env: NodeJS.ProcessEnv = process.env): number {
+function reportError(thrown: unknown, env: NodeJS.ProcessEnv = process.env): number {
   const err = asError(thrown);
   if (err instanceof TollgateError) {
     process.stderr.write(`${err instanceof UsageError ? "tollgate: " : ""}${err.message}\n`);
@@ -126,7 +126,7 @@ export function reportError(thrown: unknown, env: NodeJS.ProcessEnv = process.en
 }
 
 /** `Unknown argument: polcy. Did you mean --policy?`: the nearest option of the command, if close. */
-export function unknownArguments(given: readonly string[], known: readonly string[]): string {
+function unknownArguments(given: readonly string[], known: readonly string[]): string {
   const options = known.filter((k) => k.length > 1 && k !== "$0" && !/[A-Z]/.test(k));
   return given
     .map((arg) => {

@@ -19,7 +19,7 @@ export interface CliRun {
   gate?: PlanGate;
 }
 
-export interface RunExtras {
+interface RunExtras {
   /** plan/apply: adds their blocks to the report before it is written. */
   finish?: (report: Report) => Promise<Report>;
   /** plan: what the policy would decide for an action, shown on its line. */
@@ -181,7 +181,7 @@ async function finishRun(
  * An `--approve` value that names no action of the run (a typo, an id from another plan) would
  * otherwise go unnoticed while the action it meant stays pending: say so on stderr.
  */
-export function warnUnmatchedApprovals(ids: ReadonlySet<string> | undefined, report: Report, log: (line: string) => void): void {
+function warnUnmatchedApprovals(ids: ReadonlySet<string> | undefined, report: Report, log: (line: string) => void): void {
   if (!ids || ids.size === 0) return;
   const known = new Set(report.outcomes.flatMap((o) => [o.id, o.fingerprint]));
   for (const id of ids) if (!known.has(id)) log(`tollgate: --approve ${id} matched no action of this run`);

@@ -3,7 +3,7 @@ import { EXIT } from "../exit-codes.js";
 import type { Report } from "../report/types.js";
 
 /** A shell word as a user would type it (single-quoted when it holds anything special). */
-export function shellWord(word: string): string {
+function shellWord(word: string): string {
   return /^[\w@%+=:,./#-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -9,7 +9,7 @@
  */
 import { EXIT } from "../exit-codes.js";
 
-export interface InterruptHandle {
+interface InterruptHandle {
   readonly signal: AbortSignal;
   /** The signal received, if any. */
   readonly received: NodeJS.Signals | undefined;

@@ -12,7 +12,7 @@ const SCOPE = "Recipe and files:";
 const WORKSPACE = "Workspace:";
 
 /** Where a command prints what it produces: one option, the same three values everywhere. */
-export const FORMATS = ["text", "json", "github"] as const;
+const FORMATS = ["text", "json", "github"] as const;
 export type Format = (typeof FORMATS)[number];
 
 export const OPTIONS = {
@@ -64,15 +64,15 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** What the policy decides and who approved (run, plan, apply). */
-export const DECISION_OPTIONS = ["policy", "dry-run", "check", "mode", "approve", "approve-all", "approvals", "atomic"] as const;
+const DECISION_OPTIONS = ["policy", "dry-run", "check", "mode", "approve", "approve-all", "approvals", "atomic"] as const;
 /** The files a run writes (run, plan, apply, merge-reports). */
 export const OUTPUT_FILE_OPTIONS = ["report", "patch", "summary", "sarif"] as const;
 /** The human and machine output of a command that prints colour and data. */
-export const DISPLAY_OPTIONS = ["format", "color"] as const;
+const DISPLAY_OPTIONS = ["format", "color"] as const;
 /** The workspace a run works in (run, plan, apply). */
-export const WORKSPACE_OPTIONS = ["cwd", "repository", "cache", "cache-location"] as const;
+const WORKSPACE_OPTIONS = ["cwd", "repository", "cache", "cache-location"] as const;
 /** run and plan: the recipe, its variables and the file set; apply takes them from the plan. */
-export const RECIPE_OPTIONS = ["recipe", "var", "shard", "changed-since"] as const;
+const RECIPE_OPTIONS = ["recipe", "var", "shard", "changed-since"] as const;
 /** Everything run takes. */
 export const RUN_OPTIONS = [...RECIPE_OPTIONS, ...DECISION_OPTIONS, ...OUTPUT_FILE_OPTIONS, ...DISPLAY_OPTIONS, ...WORKSPACE_OPTIONS] as const;
 /** Everything apply takes: run's, less what the plan fixes (recipe, vars, shard). */

@@ -18,7 +18,7 @@ export interface OutputArgs {
   format?: Format;
 }
 
-export interface OutputContext {
+interface OutputContext {
   env: NodeJS.ProcessEnv;
   /** Warnings about the outputs (a preview left out of the patch, SARIF truncated). */
   log?: (line: string) => void;

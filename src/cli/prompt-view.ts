@@ -23,7 +23,7 @@ function currentText(file: string): string | null | undefined {
   }
 }
 
-export interface PromptView {
+interface PromptView {
   /** The diff to show, or undefined when `summary` replaces it. */
   diff: string | undefined;
   summary: string[];

@@ -4,12 +4,12 @@ import { colorDiff, safeText, type Colors } from "../term.js";
 import { MAX_PROMPT_DIFF_LINES, promptView } from "./prompt-view.js";
 
 /** Interactive only with a person at both ends: stdin and stderr TTYs, and neither CI nor PRE_COMMIT set. */
-export function canPrompt(env: NodeJS.ProcessEnv, io: PromptIO = defaultIO()): boolean {
+function canPrompt(env: NodeJS.ProcessEnv, io: PromptIO = defaultIO()): boolean {
   // The environment first: `process.stdin` is built on first use (a stream, ~5 ms of start-up).
   return !env.CI && !env.PRE_COMMIT && Boolean(io.output.isTTY && io.input.isTTY);
 }
 
-export interface PromptIO {
+interface PromptIO {
   input: NodeJS.ReadStream;
   output: NodeJS.WriteStream;
 }

@@ -7,7 +7,7 @@ import { pathHint } from "../util/path-hint.js";
 import { renderResolveReason } from "../session/resolve.js";
 import { colorDiff, safeText, type Colors } from "../term.js";
 
-export interface ReporterOptions {
+interface ReporterOptions {
   colors: Colors;
   stream: NodeJS.WritableStream;
   /** Live progress (a redrawn status line) instead of plain lines: stderr is an interactive terminal. */

@@ -7,7 +7,7 @@ import { ioReason } from "../util/errno.js";
  * YAML parsing (a 10 MB document takes seconds to parse only to fail). At most this many
  * bytes (+1) are ever read, so a FIFO or a device such as /dev/zero cannot exhaust memory.
  */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Reads a recipe/policy/approvals file as UTF-8; every failure is an InputError naming the file. */
 export async function readConfigFile(file: string, displayName: string, kind: string, max = MAX_CONFIG_BYTES): Promise<string> {

@@ -11,7 +11,7 @@ import type { CustomToolAPI, CustomToolUI } from "./types.js";
 
 export const EXEC_NOT_ALLOWED = "exec is not allowed by the policy (allow.exec: false)";
 
-export const headlessUI: CustomToolUI = {
+const headlessUI: CustomToolUI = {
   select: async () => undefined,
   confirm: async () => false,
   input: async () => undefined,
@@ -22,7 +22,7 @@ export const headlessUI: CustomToolUI = {
   setEditorText: () => {},
 };
 
-export interface ApiHost {
+interface ApiHost {
   cwd: string;
   workspace: Workspace;
   exec: ExecFn;

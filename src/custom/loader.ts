@@ -10,9 +10,9 @@ import { DEFAULT_TOOL_LOAD_TIMEOUT_MS } from "../recipe/load.js";
 import type { Tool } from "../domain/types.js";
 import type { CustomToolAPI, CustomToolFactory } from "./types.js";
 
-export const DECLARATIVE_REFUSED = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
-export const NO_DEFAULT_EXPORT = "Tool must export a default function";
-export const conflictMessage = (name: string) => `Tool name "${name}" conflicts with existing tool`;
+const DECLARATIVE_REFUSED = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
+const NO_DEFAULT_EXPORT = "Tool must export a default function";
+const conflictMessage = (name: string) => `Tool name "${name}" conflicts with existing tool`;
 
 const LOADABLE = new Set([".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]);
 
@@ -168,7 +168,7 @@ function firstLine(text: string): string {
  * The first line of an import error. A syntax error from the TypeScript loader carries its
  * position on a later line (` /abs/tool.ts:1:9`, 0-based column): it becomes ` at 1:10`.
  */
-export function loadMessage(text: string, abs: string): string {
+function loadMessage(text: string, abs: string): string {
   const first = firstLine(text);
   for (const line of text.split("\n").slice(1)) {
     const m = /^\s*(.+):(\d+):(\d+)\s*$/.exec(line);

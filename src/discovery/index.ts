@@ -19,9 +19,9 @@ import { messageOf } from "../util/thrown.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
 /** Directory names never entered, whatever the ignore files say. */
-export const ALWAYS_SKIPPED_DIRS = [".git", STATE_DIR, "node_modules"];
+const ALWAYS_SKIPPED_DIRS = [".git", STATE_DIR, "node_modules"];
 
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** Workspace root (absolute). */
   root: string;
   /** File, directory or glob, relative to the root; comma-separated lists allowed. Default ".". */
@@ -34,7 +34,7 @@ export interface DiscoverOptions {
   accept?: ((rel: string) => boolean) | undefined;
 }
 
-export interface DiscoveredFile {
+interface DiscoveredFile {
   /** Workspace-relative POSIX path. */
   rel: string;
   abs: string;
@@ -58,13 +58,13 @@ export interface Discovery {
   skipped: SkippedEntry[];
 }
 
-export interface SkippedEntry {
+interface SkippedEntry {
   rel: string;
   message: string;
 }
 
 /** How long `git ls-files` may take before discovery walks the tree itself (a FIFO .gitignore blocks git). */
-export function gitListTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+function gitListTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.TOLLGATE_GIT_TIMEOUT_MS);
   return Number.isFinite(n) && n > 0 ? n : 15_000;
 }

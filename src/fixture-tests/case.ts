@@ -6,7 +6,7 @@ import type { Issue } from "../errors.js";
 import { parseYaml, schemaIssues } from "../config/yaml.js";
 
 /** `case.yaml`: optional per-case settings. Every key is optional. */
-export const CaseFileSchema = Type.Object(
+const CaseFileSchema = Type.Object(
   {
     description: Type.Optional(Type.String({ description: "What the case checks (shown on failure)" })),
     vars: Type.Optional(
@@ -21,11 +21,11 @@ export const CaseFileSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CaseFile = Static<typeof CaseFileSchema>;
+type CaseFile = Static<typeof CaseFileSchema>;
 
-export const CASE_FILE = "case.yaml";
-export const POLICY_FILE = "policy.yaml";
-export const SNAPSHOT_FILE = "expected-report.json";
+const CASE_FILE = "case.yaml";
+const POLICY_FILE = "policy.yaml";
+const SNAPSHOT_FILE = "expected-report.json";
 
 /** One fixture case: `__tests__/[<recipe>/]<case>/{input,expected}/` plus optional files. */
 export interface TestCase {

@@ -3,10 +3,10 @@ import path from "node:path";
 import type { Issue } from "../errors.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
-export const TESTS_DIR = "__tests__";
+const TESTS_DIR = "__tests__";
 
 /** A recipe and the case folders that test it. */
-export interface RecipeSuite {
+interface RecipeSuite {
   recipe: string;
   caseDirs: string[];
 }

@@ -29,9 +29,9 @@ import { displayPath } from "../util/inside.js";
  */
 const NOT_FOUND = "no rule with this id in the sgconfig's ruleDirs";
 
-export type Verdict = "Validated" | "Reported" | "Wrong" | "Missing" | "Noisy" | "Error" | "Updated";
+type Verdict = "Validated" | "Reported" | "Wrong" | "Missing" | "Noisy" | "Error" | "Updated";
 
-export interface LabelSnapshot {
+interface LabelSnapshot {
   source: string;
   message?: string;
   style: "primary" | "secondary";
@@ -39,12 +39,12 @@ export interface LabelSnapshot {
   end: number;
 }
 
-export interface Snapshot {
+interface Snapshot {
   fixed?: string;
   labels: LabelSnapshot[];
 }
 
-export interface RuleCase {
+interface RuleCase {
   kind: "valid" | "invalid";
   code: string;
   verdict: Verdict;
@@ -53,7 +53,7 @@ export interface RuleCase {
   error?: string;
 }
 
-export interface RuleTestResult {
+interface RuleTestResult {
   id: string;
   file: string;
   /** Set when the rule was not run (a language tollgate lacks). */
@@ -61,7 +61,7 @@ export interface RuleTestResult {
   cases: RuleCase[];
 }
 
-export interface RuleTestRun {
+interface RuleTestRun {
   results: RuleTestResult[];
   issues: Issue[];
   /** Unknown keys the rules hold where ast-grep ignores them (check.ts ignoredKeys). */
@@ -179,7 +179,7 @@ function readSnapshots(files: string[], displayBase: string, issues: Issue[]): M
   return out;
 }
 
-export interface RuleTestOptions {
+interface RuleTestOptions {
   config: string;
   update?: boolean;
   /** Rule ids (regex) to test, like `ast-grep test --filter`. */

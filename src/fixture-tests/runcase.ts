@@ -9,9 +9,9 @@ import type { TestCase } from "./case.js";
 import { pathScrubber, snapshotDiff, snapshotOf, snapshotText } from "./snapshot.js";
 import { compareTrees, copyInput, readTree, writeTree } from "./tree.js";
 
-export type FailureKind = "exit-code" | "tree" | "report" | "idempotence" | "error";
+type FailureKind = "exit-code" | "tree" | "report" | "idempotence" | "error";
 
-export interface CaseFailure {
+interface CaseFailure {
   kind: FailureKind;
   message: string;
   /** Unified diff (expected → actual) where one helps. */
@@ -33,7 +33,7 @@ export interface CaseResult {
   durationMs: number;
 }
 
-export interface CaseContext {
+interface CaseContext {
   recipe: string;
   recipeDisplay: string;
   update: boolean;

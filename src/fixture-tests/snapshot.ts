@@ -6,7 +6,7 @@ import type { Report } from "../report/types.js";
  * between runs or machines (no durations, times, tool-call ids, hashes, fingerprints, absolute
  * paths, git HEAD). File contents are checked by the expected tree, so diffs are left out too.
  */
-export interface ReportSnapshot {
+interface ReportSnapshot {
   exitCode: number;
   steps: Array<{ id: string; tool: string; status: string; resultText: string }>;
   outcomes: Array<{

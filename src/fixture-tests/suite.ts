@@ -20,7 +20,7 @@ export interface TestOptions {
   onCase?: (result: CaseResult) => void;
 }
 
-export interface TestSummary {
+interface TestSummary {
   passed: number;
   failed: number;
   invalid: number;

@@ -1,11 +1,11 @@
-import { cp, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { toPosix } from "../util/inside.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
 /** A file tree as bytes: posix relative path → file contents or symlink target. */
-export type TreeEntry = { kind: "file"; data: Buffer } | { kind: "symlink"; target: string };
+type TreeEntry = { kind: "file"; data: Buffer } | { kind: "symlink"; target: string };
 export type Tree = Map<string, TreeEntry>;
 
 /**
@@ -57,7 +57,7 @@ export async function writeTree(dir: string, tree: Tree): Promise<void> {
   }
 }
 
-export interface TreeDifference {
+interface TreeDifference {
   path: string;
   /** missing: expected but not produced; unexpected: produced but not expected. */
   kind: "missing" | "unexpected" | "differs";
@@ -116,11 +116,4 @@ export function compareTrees(expected: Tree, actual: Tree): TreeDifference[] {
     out.push({ path: rel, kind: !a ? "missing" : !e ? "unexpected" : "differs", diff: unified(rel, expected, actual) });
   }
   return out;
-}
-
-export async function exists(p: string): Promise<boolean> {
-  return lstat(p).then(
-    () => true,
-    () => false,
-  );
 }

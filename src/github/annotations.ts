@@ -10,16 +10,16 @@ import { relativeInside } from "../util/inside.js";
 import { appliedIds, appliedKey, findingsOf, shardOrder } from "../report/findings.js";
 import { plural } from "../util/plural.js";
 
-export type AnnotationKind = "notice" | "warning" | "error";
+type AnnotationKind = "notice" | "warning" | "error";
 
 /** notice: applied; error: failed, stale or blocked; warning: left unapplied. */
-export function kindOf(outcome: Outcome): AnnotationKind {
+function kindOf(outcome: Outcome): AnnotationKind {
   if (outcome === "applied") return "notice";
   if (outcome === "failed" || outcome === "stale" || outcome === "blocked") return "error";
   return "warning";
 }
 
-export interface Annotation {
+interface Annotation {
   kind: AnnotationKind;
   file?: string;
   line?: number;
@@ -31,7 +31,7 @@ export interface Annotation {
 }
 
 /** One annotation per changed file of every outcome (one without a file for opaque actions). */
-export function annotationsOf(o: OutcomeRecord, would?: string): Annotation[] {
+function annotationsOf(o: OutcomeRecord, would?: string): Annotation[] {
   const kind = kindOf(o.outcome);
   // Under plan, what the policy would decide is what the reviewer needs, not "dry-run".
   const title = `tollgate: ${o.outcome}${would ? ` (${would})` : ""}`;
@@ -47,7 +47,7 @@ const FINDING_KIND: Record<string, AnnotationKind> = { error: "error", warning: 
  * ast_scan findings still in the code (a finding whose fix was applied is gone), at their rule's
  * severity: error, warning, notice for info and hint.
  */
-export function findingAnnotations(report: Report): Annotation[] {
+function findingAnnotations(report: Report): Annotation[] {
   const merged = (report as { merged?: { reports: Array<{ shard: { index: number } | null }> } }).merged;
   const applied = appliedIds(report.outcomes);
   const outcome = new Map(report.outcomes.map((o) => [appliedKey(o.id, o.shard?.index), o] as const));
@@ -70,7 +70,7 @@ export function findingAnnotations(report: Report): Annotation[] {
 }
 
 /** An error annotation for a step that failed (no file: the step's own text says where). */
-export function stepAnnotation(step: StepRecord): Annotation {
+function stepAnnotation(step: StepRecord): Annotation {
   const first = step.resultText.split("\n").find((l) => l.trim() !== "") ?? "failed";
   return { kind: "error", title: "tollgate: step error", message: `${step.id} (${step.tool}): ${first}` };
 }

@@ -10,7 +10,7 @@ import { relativeInside } from "../util/inside.js";
 
 const SUMMARY_LIMIT = 1024 * 1024;
 
-export interface GithubOptions {
+interface GithubOptions {
   env: NodeJS.ProcessEnv;
   /** Workflow commands (log groups, annotations): only with `--format github`. */
   stdout?: NodeJS.WritableStream;

@@ -14,12 +14,12 @@ import { ioReason } from "../util/errno.js";
 import { messageOf } from "../util/thrown.js";
 
 /** `file` relative to `root` (POSIX) when inside it, else absolute. */
-export function rootRelative(root: string, file: string): string {
+function rootRelative(root: string, file: string): string {
   return relativeInside(root, file) ?? path.resolve(file);
 }
 
 /** sha256 of a recipe or policy file's text, as the report records it. */
-export async function fileSha256(file: string, what: string, display: string): Promise<string> {
+async function fileSha256(file: string, what: string, display: string): Promise<string> {
   try {
     // A path taken from a plan is read only if it is a regular file: a FIFO or a
     // device named there would block or never end.
@@ -52,7 +52,7 @@ export function decisionRecorder(policy: Policy) {
   };
 }
 
-export interface PlanInputs {
+interface PlanInputs {
   cwd: string;
   recipePath: string;
   policyPath: string | undefined;

@@ -8,13 +8,13 @@ import { messageOf } from "../util/thrown.js";
  * (`+(a|aa)`) is exponential on its own. Past these bounds a glob is refused with a message;
  * within them the worst case stays small (a few `*` per name, short names).
  */
-export const MAX_GLOB_LENGTH = 1024;
-export const MAX_STAR_RUNS = 4;
-export const MAX_STAR_RUNS_PER_SEGMENT = 3;
+const MAX_GLOB_LENGTH = 1024;
+const MAX_STAR_RUNS = 4;
+const MAX_STAR_RUNS_PER_SEGMENT = 3;
 const MAX_RANGE = 1000;
 
 /** Why a glob is too complex to match safely, or undefined. */
-export function globComplexity(glob: string): string | undefined {
+function globComplexity(glob: string): string | undefined {
   if (glob.length > MAX_GLOB_LENGTH) return `the glob is longer than ${MAX_GLOB_LENGTH} characters`;
   const plain = glob.replace(/\\./g, "x"); // escaped characters are literals
   let total = 0;

@@ -47,7 +47,7 @@ export async function loadPolicy(file: string, displayName = file): Promise<Poli
   return parsePolicy(await readConfigFile(file, displayName, "policy"), displayName, path.resolve(file));
 }
 
-export function parsePolicy(text: string, displayName: string, abs?: string): Policy {
+function parsePolicy(text: string, displayName: string, abs?: string): Policy {
   const { located, issues } = parseYaml(displayName, text);
   if (!located) throw new InputError(issues);
   if (located.value === null || typeof located.value !== "object" || Array.isArray(located.value)) {
@@ -95,7 +95,7 @@ export function parsePolicy(text: string, displayName: string, abs?: string): Po
   };
 }
 
-export interface RuleRef {
+interface RuleRef {
   name: string;
   index: number | null; // null = the policy default
 }

@@ -1,12 +1,12 @@
 import { Type, type Static } from "@sinclair/typebox";
 
-export const DecisionSchema = Type.Union([Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard")], {
+const DecisionSchema = Type.Union([Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard")], {
   description: "What happens to a matching action",
 });
 export type PolicyDecision = Static<typeof DecisionSchema>;
 export const DECISIONS: readonly PolicyDecision[] = ["auto-apply", "require-approval", "dry-run", "discard"];
 
-export const RuleSchema = Type.Object(
+const RuleSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ description: "Shown in the report and in resolve reasons" })),
     match: Type.Optional(
@@ -26,7 +26,6 @@ export const RuleSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type PolicyRule = Static<typeof RuleSchema>;
 
 export const PolicySchema = Type.Object(
   {

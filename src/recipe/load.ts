@@ -5,7 +5,7 @@ import { readConfigFile } from "../config/read.js";
 import { MAX_STEPS, RecipeSchema, type RecipeFile } from "./schema.js";
 import { formatPath, locate, parseYaml, schemaIssues, type LocatedDocument, type PathSeg } from "../config/yaml.js";
 
-export type VarValue = string | number | boolean;
+type VarValue = string | number | boolean;
 
 export interface RecipeStep {
   id: string;
@@ -32,7 +32,7 @@ export interface Recipe {
   located: LocatedDocument;
 }
 
-export const DEFAULT_APPLY_TIMEOUT_MS = 10 * 60 * 1000;
+const DEFAULT_APPLY_TIMEOUT_MS = 10 * 60 * 1000;
 export const DEFAULT_TOOL_LOAD_TIMEOUT_MS = 30 * 1000;
 
 /** Reads and checks a recipe's own shape. Step tools and `with` are checked by `checkSteps`. */

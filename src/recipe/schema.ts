@@ -4,7 +4,7 @@ import { Type, type Static } from "@sinclair/typebox";
 export const MAX_STEPS = 10_000;
 
 /** A recipe as users write it. `with` is checked later against the tool's own schema. */
-export const RecipeStepSchema = Type.Object(
+const RecipeStepSchema = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, pattern: "^[A-Za-z0-9._-]+$", description: 'Step id; default "<index>-<tool>"' })),
     tool: Type.String({ minLength: 1, description: "Tool name: a built-in, a custom tool, or resolve" }),
@@ -48,4 +48,3 @@ export const RecipeSchema = Type.Object(
 );
 
 export type RecipeFile = Static<typeof RecipeSchema>;
-export type RecipeStepFile = Static<typeof RecipeStepSchema>;

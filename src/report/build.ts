@@ -7,7 +7,7 @@ import { countFindings } from "./findings.js";
 import { OUTCOMES, type Outcome, type OutcomeRecord, type Report, type StepRecord, type Summary } from "./types.js";
 
 /** What the report says about how the run was invoked (a narrow view of the runner's input). */
-export interface RunInfo {
+interface RunInfo {
   command?: string;
   cwd: string;
   dryRun?: boolean;
@@ -17,7 +17,7 @@ export interface RunInfo {
   repository?: string | null;
 }
 
-export interface ReportInput {
+interface ReportInput {
   recipe: Recipe;
   policy: Policy;
   options: RunInfo;
@@ -36,7 +36,7 @@ const FAILURES: readonly Outcome[] = ["failed", "stale", "blocked"];
  * (or `--check` found something staged, or an ast_scan error-severity finding is left unfixed),
  * else 0; 130 when interrupted.
  */
-export function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, interrupted: boolean): number {
+function exitCodeOf(summary: Omit<Summary, "exitCode">, check: boolean, interrupted: boolean): number {
   if (interrupted) return 130;
   if (summary.stepErrors > 0 || FAILURES.some((o) => summary.outcomes[o] > 0)) return 3;
   if (summary.outcomes["pending-approval"] > 0) return 1;

@@ -20,7 +20,7 @@ export interface ReportFinding {
   replacement?: { start: { line: number; column: number }; end: { line: number; column: number }; text: string };
 }
 
-export interface FindingCounts {
+interface FindingCounts {
   error: number;
   warning: number;
   info: number;

@@ -8,7 +8,7 @@ type Write = (chunk: string) => Promise<void> | void;
  * the property name to the pieces, which joined by "\n" are the value.
  */
 export const STRING_PIECES = Symbol("tollgate.stringPieces");
-export type StringPieces = Record<string, () => Iterable<string>>;
+type StringPieces = Record<string, () => Iterable<string>>;
 
 /** Bytes gathered before a write: few calls, and no piece of the report much larger in memory. */
 const CHUNK = 64 * 1024;

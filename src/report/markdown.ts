@@ -3,7 +3,7 @@ import type { OutcomeRecord, Report } from "./types.js";
 import { OUTCOME_WORD, plannedDecisions } from "./words.js";
 import { plural } from "../util/plural.js";
 
-export interface SummaryOptions {
+interface SummaryOptions {
   /** Total size budget in bytes (GitHub's step summary allows 1 MiB). */
   maxBytes?: number;
   /** Largest single diff shown in full, in bytes. */

@@ -17,9 +17,9 @@ import { appliedIds, appliedKey, findingsOf, shardOrder, type ReportFinding } fr
 import type { OutcomeRecord, Report } from "./types.js";
 import { relativeInside } from "../util/inside.js";
 
-export const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-export const MAX_RESULTS = 25_000;
-export const MAX_GZIP_BYTES = 10 * 1024 * 1024;
+const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+const MAX_RESULTS = 25_000;
+const MAX_GZIP_BYTES = 10 * 1024 * 1024;
 
 type Level = "error" | "warning" | "note";
 
@@ -47,7 +47,7 @@ interface SarifResult {
 const LEVEL: Record<ReportFinding["severity"], Level> = { error: "error", warning: "warning", info: "note", hint: "note" };
 
 /** A workspace path as a URI reference relative to the repository root. */
-export function uriOf(rel: string, prefix: string): string {
+function uriOf(rel: string, prefix: string): string {
   const full = prefix ? `${prefix.replace(/\/+$/, "")}/${rel}` : rel;
   return full
     .split("/")
@@ -56,7 +56,7 @@ export function uriOf(rel: string, prefix: string): string {
     .join("/");
 }
 
-export interface SarifOptions {
+interface SarifOptions {
   /** Workspace root relative to the repository root (POSIX, "" when it is the root). */
   repoPrefix?: string;
   /** Overrides the GitHub limits (tests). */
@@ -65,7 +65,7 @@ export interface SarifOptions {
 }
 
 /** The `automationDetails.id`: the recipe, and the shard when the run was one. */
-export function automationId(report: Report): string {
+function automationId(report: Report): string {
   // The recipe as the repository knows it (relative to the workspace), not this machine's path.
   const recipe = relativeInside(report.run.cwd, report.run.recipe.path) ?? path.basename(report.run.recipe.path);
   const name = (report.run.recipe.name ?? recipe).replace(/[^A-Za-z0-9._-]+/g, "-");

@@ -7,7 +7,7 @@ import { Type, type Static } from "@sinclair/typebox";
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const Sha = Type.String({ pattern: "^[0-9a-f]{64}$", description: "sha256, hex" });
 
-export const OutcomeSchema = Type.Union(
+const OutcomeSchema = Type.Union(
   [
     Type.Literal("applied"),
     Type.Literal("discarded"),
@@ -20,7 +20,7 @@ export const OutcomeSchema = Type.Union(
   { description: "What became of the change" },
 );
 
-export const DecisionSchema = Type.Union(
+const DecisionSchema = Type.Union(
   [Type.Literal("auto-apply"), Type.Literal("require-approval"), Type.Literal("dry-run"), Type.Literal("discard"), Type.Literal("blocked")],
   { description: "What the policy decided (blocked: the action touches a protected or outside path)" },
 );
@@ -30,7 +30,7 @@ const ResolveParamsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReportFileSchema = Type.Object(
+const ReportFileSchema = Type.Object(
   {
     path: Type.String({ description: "Workspace-relative POSIX path" }),
     change: Type.Union([Type.Literal("modified"), Type.Literal("created"), Type.Literal("deleted")]),
@@ -42,7 +42,7 @@ export const ReportFileSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const OutcomeRecordSchema = Type.Object(
+const OutcomeRecordSchema = Type.Object(
   {
     id: Type.String({ description: "<step-id>#<n>" }),
     fingerprint: Type.String({ description: "sha256 binding an approval to exactly this change" }),
@@ -90,7 +90,7 @@ export const OutcomeRecordSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const StepRecordSchema = Type.Object(
+const StepRecordSchema = Type.Object(
   {
     id: Type.String(),
     tool: Type.String(),
@@ -105,7 +105,7 @@ export const StepRecordSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const RunInfoSchema = Type.Object(
+const RunInfoSchema = Type.Object(
   {
     tool: Type.Literal("tollgate"),
     version: Type.String(),
@@ -156,7 +156,7 @@ const countsOf = Type.Object(
   { additionalProperties: false },
 );
 
-export const SummarySchema = Type.Object(
+const SummarySchema = Type.Object(
   {
     steps: Type.Integer({ minimum: 0 }),
     stepErrors: Type.Integer({ minimum: 0 }),

@@ -44,7 +44,7 @@ interface Verdict {
   outcome: Outcome;
 }
 
-export function reportFiles(changes: readonly FileChange[]): ReportFile[] {
+function reportFiles(changes: readonly FileChange[]): ReportFile[] {
   return changes.map((c) => ({
     path: c.path,
     change: c.kind,

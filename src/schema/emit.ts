@@ -3,10 +3,10 @@ import { RecipeSchema } from "../recipe/schema.js";
 import { ReportSchema } from "../report/schema.js";
 
 export const SCHEMAS = ["recipe", "policy", "report"] as const;
-export type SchemaName = (typeof SCHEMAS)[number];
+type SchemaName = (typeof SCHEMAS)[number];
 
 /** JSON Schema (draft-07 identifier, which yaml-language-server reads) from the TypeBox definitions. */
-export function jsonSchema(which: SchemaName): Record<string, unknown> {
+function jsonSchema(which: SchemaName): Record<string, unknown> {
   const schema = which === "recipe" ? RecipeSchema : which === "policy" ? PolicySchema : ReportSchema;
   return {
     $schema: "http://json-schema.org/draft-07/schema#",

@@ -16,7 +16,7 @@ export const resolveParameters = Type.Object(
 );
 export type ResolveParams = Static<typeof resolveParameters>;
 
-export interface ResolveDetails {
+interface ResolveDetails {
   action: "apply" | "discard";
   reason: string;
   sourceToolName: string;
@@ -68,8 +68,8 @@ export function createResolveTool(store: PendingActionStore, onPopped?: (action:
 }
 
 /** The original renderer's fallbacks for an empty label and an empty reason. */
-export const NO_LABEL = "pending action";
-export const NO_REASON = "No reason provided";
+const NO_LABEL = "pending action";
+const NO_REASON = "No reason provided";
 
 /** `Accept: <summary> [<Source>]` / `Discard: <summary> [<Source>]` (the original renderer). */
 export function renderResolveLine(action: "apply" | "discard", rawLabel: string, isError = false): string {

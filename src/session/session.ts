@@ -25,7 +25,7 @@ export interface ToolCallRecord {
   durationMs: number;
 }
 
-export type SessionEvent =
+type SessionEvent =
   | { type: "call_start"; toolCallId: string; stepId: string; tool: string; params: unknown }
   | { type: "action_pushed"; staged: StagedAction }
   /** A tool's progress report (its `onUpdate` calls), for live progress displays. */
@@ -42,7 +42,7 @@ interface CallState {
   ended?: string;
 }
 
-export interface CallOptions {
+interface CallOptions {
   /** Fail the call after this long (a step's `timeout`, the recipe's `applyTimeout`). */
   timeoutMs?: number | undefined;
   /** The error text on timeout, e.g. `Step x timed out after 500 ms`. */
@@ -51,7 +51,7 @@ export interface CallOptions {
   what?: string;
 }
 
-export interface SessionOptions {
+interface SessionOptions {
   cwd: string;
   /** Milliseconds clock; injectable for deterministic tests. */
   now?: () => number;
@@ -64,7 +64,7 @@ export interface SessionOptions {
 }
 
 /** Human-readable path of the first schema violation, e.g. `files[0]: Expected string`. */
-export function schemaErrors(schema: Tool["parameters"], value: unknown): string[] {
+function schemaErrors(schema: Tool["parameters"], value: unknown): string[] {
   const out: string[] = [];
   let all: Iterable<ValueError>;
   try {
@@ -295,7 +295,7 @@ function normalizeResult(result: unknown): ToolCallResult {
  * sha256 over the source tool, label and exact changes (path, before and after hashes) or, for
  * opaque actions, over their details and the preview text.
  */
-export function fingerprintOf(action: PendingAction, preview?: ToolCallResult): string {
+function fingerprintOf(action: PendingAction, preview?: ToolCallResult): string {
   const body = action.changes
     ? {
         source: action.sourceToolName,

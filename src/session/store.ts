@@ -1,6 +1,6 @@
 import type { PendingAction } from "../domain/types.js";
 
-export type PushListener = (action: PendingAction, count: number) => void;
+type PushListener = (action: PendingAction, count: number) => void;
 
 /** One per session: a LIFO stack of pending actions. */
 export class PendingActionStore {

@@ -7,12 +7,12 @@ import type { OutcomeRecord, Report, StepRecord } from "../report/types.js";
 import type { SpillStore } from "../spill/store.js";
 import { copyLazily } from "./read.js";
 
-export interface ShardReport {
+interface ShardReport {
   file: string;
   report: Report;
 }
 
-export interface MergeInfo {
+interface MergeInfo {
   reports: Array<{ path: string; shard: { index: number; count: number } | null; exitCode: number }>;
   /** Shard count when every input is a shard of the same count; null otherwise. */
   shardCount: number | null;

@@ -15,7 +15,7 @@ import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type O
 import { cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
 import { plural } from "../util/plural.js";
 
-export const astEditParameters = Type.Object(
+const astEditParameters = Type.Object(
   {
     ops: Type.Array(
       Type.Object(
@@ -36,9 +36,9 @@ export const astEditParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type AstEditParams = Static<typeof astEditParameters>;
+type AstEditParams = Static<typeof astEditParameters>;
 
-export interface AstEditDetails {
+interface AstEditDetails {
   totalReplacements: number;
   filesTouched: number;
   filesSearched: number;
@@ -56,7 +56,7 @@ export interface AstEditDetails {
 
 const PREVIEW_REMINDER = "Preview only: no file has been modified yet. Resolving this pending action with apply writes these changes.";
 
-export function replacementsLabel(n: number, m: number): string {
+function replacementsLabel(n: number, m: number): string {
   return `${plural(n, "replacement")} in ${plural(m, "file")}`;
 }
 

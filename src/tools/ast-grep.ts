@@ -19,7 +19,7 @@ import {
   syntaxIssueLines,
 } from "./ast/search.js";
 
-export const astGrepParameters = Type.Object(
+const astGrepParameters = Type.Object(
   {
     pat: Type.Array(Type.String(), { description: "AST patterns to match" }),
     lang: Type.Optional(Type.String({ description: "Language override" })),
@@ -33,7 +33,7 @@ export const astGrepParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type AstGrepParams = Static<typeof astGrepParameters>;
+type AstGrepParams = Static<typeof astGrepParameters>;
 
 export interface AstGrepMatch {
   path: string;
@@ -46,7 +46,7 @@ export interface AstGrepMatch {
   meta: Record<string, string>;
 }
 
-export interface AstGrepDetails {
+interface AstGrepDetails {
   matchCount: number;
   totalMatches: number;
   fileCount: number;

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
 import type { AgentToolResult, Tool } from "../domain/types.js";
 import { textResult } from "../domain/types.js";
@@ -8,7 +8,7 @@ import { outsideScope } from "../scope.js";
 import type { ToolHost } from "./host.js";
 import { plural } from "../util/plural.js";
 
-export const editParameters = Type.Object(
+const editParameters = Type.Object(
   {
     path: Type.String({ description: "File to edit, relative to the workspace root" }),
     oldText: Type.String({ description: "Exact text to replace" }),
@@ -18,9 +18,7 @@ export const editParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type EditParams = Static<typeof editParameters>;
-
-export interface EditDetails {
+interface EditDetails {
   path: string;
   replacements: number;
   /** Set when the file is outside the run's files or shard: nothing was read or staged. */

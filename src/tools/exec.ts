@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { containScope } from "../discovery/index.js";
 import { ToolError } from "../errors.js";
 import type { ExecResult } from "../subprocess.js";
@@ -8,7 +8,7 @@ import type { AgentToolResult, Tool } from "../domain/types.js";
 import { textResult } from "../domain/types.js";
 import type { ToolHost } from "./host.js";
 
-export const execParameters = Type.Object(
+const execParameters = Type.Object(
   {
     command: Type.String({ description: "Command to run (argv[0]; with shell: true, a shell command line)" }),
     args: Type.Optional(Type.Array(Type.String(), { description: "Arguments (argv form, no shell)" })),
@@ -26,9 +26,7 @@ export const execParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type ExecParams = Static<typeof execParameters>;
-
-export interface ExecDetails {
+interface ExecDetails {
   command: string;
   args: string[];
   cwd: string;
@@ -44,7 +42,7 @@ function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-export function commandLine(command: string, args: readonly string[], shell: boolean): string {
+function commandLine(command: string, args: readonly string[], shell: boolean): string {
   return shell ? [command, ...args].join(" ") : [command, ...args].map(quote).join(" ");
 }
 

@@ -10,7 +10,7 @@ import { pathHint } from "../util/path-hint.js";
 import { messageOf } from "../util/thrown.js";
 
 /** A step's pattern and where it is inside the step's `with`. */
-export interface PlacedPattern {
+interface PlacedPattern {
   pat: string;
   at: Array<string | number>;
 }
@@ -29,7 +29,7 @@ const spelled = (at: ReadonlyArray<string | number>): string => at.join(".").rep
  * The language and the patterns, when `lang` is given. Without it the language comes from the
  * files found when the step runs, and so does the patterns' check.
  */
-export async function patternIssues(params: AstParams, patterns: readonly PlacedPattern[]): Promise<CheckIssue[]> {
+async function patternIssues(params: AstParams, patterns: readonly PlacedPattern[]): Promise<CheckIssue[]> {
   if (typeof params.lang !== "string" || params.lang.trim() === "") return [];
   let lang: string;
   try {
@@ -52,7 +52,7 @@ export async function patternIssues(params: AstParams, patterns: readonly Placed
 }
 
 /** `path` (or `glob`) finds the files it names under the workspace root now. */
-export async function pathIssues(params: AstParams, root: string): Promise<CheckIssue[]> {
+async function pathIssues(params: AstParams, root: string): Promise<CheckIssue[]> {
   try {
     await discoverFiles({ root, path: params.path, glob: params.glob });
     return [];

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
 import type { AgentToolResult, Tool } from "../domain/types.js";
 import { textResult } from "../domain/types.js";
@@ -8,7 +8,7 @@ import { inStyleOf } from "../workspace/text.js";
 import { outsideScope } from "../scope.js";
 import type { ToolHost } from "./host.js";
 
-export const writeParameters = Type.Object(
+const writeParameters = Type.Object(
   {
     path: Type.String({ description: "File to create or overwrite, relative to the workspace root" }),
     content: Type.String({ description: "Full new content of the file" }),
@@ -16,9 +16,7 @@ export const writeParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type WriteParams = Static<typeof writeParameters>;
-
-export interface WriteDetails {
+interface WriteDetails {
   path: string;
   change: "created" | "modified" | "unchanged" | "skipped";
   bytes: number;

@@ -2,7 +2,7 @@ import type { AgentToolResult, FileChange, PendingAction } from "../domain/types
 import { textResult } from "../domain/types.js";
 import type { Workspace } from "./workspace.js";
 
-export interface FileActionInput {
+interface FileActionInput {
   label: string;
   sourceToolName: string;
   changes: readonly FileChange[];

@@ -35,7 +35,7 @@ function linesOf(text: string): string[] {
 }
 
 /** structuredPatch with bounded work: the exact diff, or one replacement hunk past the bound. */
-export function boundedPatch(oldName: string, newName: string, before: string, after: string): StructuredPatch {
+function boundedPatch(oldName: string, newName: string, before: string, after: string): StructuredPatch {
   const b = linesOf(before);
   const a = linesOf(after);
   const maxEditLength = Math.max(MIN_EDIT_LENGTH, Math.floor(WORK_BUDGET / Math.max(1, b.length + a.length)));

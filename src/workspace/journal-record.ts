@@ -22,7 +22,7 @@ export function recordDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** One record per workspace, named by a hash of its real root. */
-export function recordPath(realRoot: string): string {
+function recordPath(realRoot: string): string {
   return path.join(recordDir(), `${createHash("sha256").update(realRoot).digest("hex").slice(0, 32)}.json`);
 }
 

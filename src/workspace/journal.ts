@@ -10,7 +10,7 @@ import { isContainedPosix } from "../util/inside.js";
 import { messageOf } from "../util/thrown.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
-export const JOURNAL_FILE = "journal.json";
+const JOURNAL_FILE = "journal.json";
 
 /** The original state of one file before an action wrote it. */
 export interface JournalEntry {
@@ -99,7 +99,7 @@ function relativeInside(p: string): boolean {
  * and decodes to bytes with the sha256 recorded beside them, modes are permission bits. Throws
  * RunError for anything else, before a single byte of it is used.
  */
-export function decodeJournal(text: string, file: string): JournalInfo {
+function decodeJournal(text: string, file: string): JournalInfo {
   let data: JournalFile;
   try {
     data = JSON.parse(text) as JournalFile;
@@ -146,7 +146,7 @@ export function decodeJournal(text: string, file: string): JournalInfo {
  * The journal file's text, or null when there is none. Only a regular file is read: a
  * FIFO or device planted there would block or never end, a directory or symlink is no journal.
  */
-export function readJournalText(root: string): string | null {
+function readJournalText(root: string): string | null {
   const file = journalPath(root);
   let st;
   try {

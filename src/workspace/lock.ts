@@ -8,9 +8,9 @@ import { readRegularFileSync, type NotRegularFileError } from "../util/regular.j
 import { messageOf } from "../util/thrown.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
-export const LOCK_FILE = "lock";
+const LOCK_FILE = "lock";
 
-export interface LockInfo {
+interface LockInfo {
   pid: number;
   hostname: string;
   startedAt: string;
@@ -25,7 +25,7 @@ export interface WorkspaceLock {
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function isProcessAlive(pid: number): boolean {
+function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

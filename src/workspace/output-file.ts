@@ -18,7 +18,7 @@ import { tempFileName } from "./fs.js";
  * parent that is a file) is one line naming the file and the reason, exit 3: a requested
  * output that is missing is a failure, whatever the run itself came to.
  */
-export interface OutputFileOptions {
+interface OutputFileOptions {
   /** The file's mode when it is made (default 0o666, less the umask). */
   mode?: number;
   /** fsync the file before it replaces the target. */

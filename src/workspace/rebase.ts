@@ -9,7 +9,7 @@
 import type { TextEdit } from "../domain/types.js";
 import { applyEdits } from "./change.js";
 
-export interface WrittenChange {
+interface WrittenChange {
   beforeSha256: string;
   afterSha256: string;
   edits: readonly TextEdit[];
@@ -46,7 +46,7 @@ function over(edits: readonly TextEdit[], earlier: readonly TextEdit[]): { edits
   return { edits: out };
 }
 
-export type RebaseResult = { ok: true; edits: TextEdit[] } | { ok: false; overlap?: { owner?: string | undefined } };
+type RebaseResult = { ok: true; edits: TextEdit[] } | { ok: false; overlap?: { owner?: string | undefined } };
 
 /** Per-file history of the writes made through one workspace. */
 export class EditLedger {

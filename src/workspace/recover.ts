@@ -11,7 +11,7 @@ import { Workspace, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 import { toPosix } from "../util/inside.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
-export interface RecoverResult {
+interface RecoverResult {
   /** Whether a journal was there to recover from. */
   found: boolean;
   /** Files put back (real-root-relative). */
@@ -134,7 +134,7 @@ function stateDirExists(root: string): boolean {
   }
 }
 
-export interface RunGuard {
+interface RunGuard {
   lock: WorkspaceLock | undefined;
   release(): void;
 }

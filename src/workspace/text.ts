@@ -23,7 +23,7 @@ export function lastAtOrBefore(sorted: readonly number[], value: number): number
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export type TextProblem = "binary" | "non-utf8" | "too-large";
+type TextProblem = "binary" | "non-utf8" | "too-large";
 
 /**
  * Decodes file bytes as UTF-8 text, keeping a BOM as U+FEFF so writing the text back

@@ -6,7 +6,7 @@ export { nodeWorkspaceFs, tempFileName, tempTag, type WorkspaceFs } from "./fs.j
 export { RollbackError, RolledBackError, RunTransaction, type ActionEnd, type ActionTransaction } from "./transaction.js";
 export { TreeView, type ReadResult, type StageInput } from "./view.js";
 
-export interface WorkspaceOptions extends TreeViewOptions, TransactionOptions {}
+interface WorkspaceOptions extends TreeViewOptions, TransactionOptions {}
 
 /**
  * The one way tollgate reads and writes user files: the contained view of the tree

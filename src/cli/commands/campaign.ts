@@ -54,7 +54,7 @@ export async function readPullRequestMaps(files: readonly string[]): Promise<Map
 }
 
 /** `name=value` lines for `$GITHUB_OUTPUT`, a value with a line break as a heredoc whose delimiter it does not contain. */
-export function githubOutputLines(values: ReadonlyArray<[string, string]>, delimiter: () => string): string {
+function githubOutputLines(values: ReadonlyArray<[string, string]>, delimiter: () => string): string {
   return values
     .map(([name, value]) => {
       if (!/[\r\n]/.test(value)) return `${name}=${value}\n`;

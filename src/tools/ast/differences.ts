@@ -45,7 +45,7 @@ export type Observed =
       skippedMatchLine: boolean;
     };
 
-export interface Difference {
+interface Difference {
   id: string;
   title: string;
   /** Why tollgate differs: user-facing text (Markdown). */

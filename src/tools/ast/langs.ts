@@ -115,7 +115,7 @@ for (const lang of LANGS) {
 const BY_EXT = new Map<string, LangInfo>();
 for (const lang of LANGS) for (const ext of lang.extensions) BY_EXT.set(ext, lang);
 
-export const SUPPORTED_ALIASES = [...new Set(LANGS.flatMap((l) => l.aliases))].sort();
+const SUPPORTED_ALIASES = [...new Set(LANGS.flatMap((l) => l.aliases))].sort();
 
 export function langById(id: string): LangInfo {
   const lang = LANGS.find((l) => l.id === id);
@@ -153,7 +153,7 @@ export function napiSync(): Napi {
 }
 
 /** Registrations of the dynamic languages (libraryPath etc.), resolved from the lang packages. */
-export function dynamicRegistration(ids: readonly string[]): Record<string, unknown> {
+function dynamicRegistration(ids: readonly string[]): Record<string, unknown> {
   const require = createRequire(import.meta.url);
   const out: Record<string, unknown> = {};
   for (const id of ids) {

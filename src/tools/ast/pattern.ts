@@ -5,7 +5,7 @@
  */
 import type { LangInfo } from "./langs.js";
 
-export interface MetaVarRef {
+interface MetaVarRef {
   name: string;
   multi: boolean;
   start: number;
@@ -15,7 +15,7 @@ export interface MetaVarRef {
 const META_RE = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$\$|\$\$?([A-Z_][A-Z0-9_]*)/g;
 
 /** Metavariable references in a pattern or template, in order. Anonymous `$$$` is skipped. */
-export function metaVarRefs(text: string): MetaVarRef[] {
+function metaVarRefs(text: string): MetaVarRef[] {
   const out: MetaVarRef[] = [];
   for (const m of text.matchAll(META_RE)) {
     const multiName = m[1];

@@ -32,7 +32,7 @@ export interface PoolOptions {
  * file's place in the input). The pool keeps no result: what the consumer drops is freed, so a
  * run over any number of files holds only the results in flight.
  */
-export type ResultSink = (result: FileResult, index: number) => void;
+type ResultSink = (result: FileResult, index: number) => void;
 
 function countMatches(result: FileResult): number {
   return result.status === "matched" ? result.matches.length : 0;

@@ -35,7 +35,7 @@ export interface RawMatch {
   literals?: Array<[number, number]>;
 }
 
-export interface EditPair {
+interface EditPair {
   /** Source text of the match. */
   matched: string;
   /** Its replacement (nested rewrites included). */
@@ -56,7 +56,7 @@ export interface Overlap {
   reason: "partial" | "outside-capture" | "same-node";
 }
 
-export type PlanResult = { ok: true; after: string; matches: PlannedMatch[] } | { ok: false; overlaps: Overlap[] };
+type PlanResult = { ok: true; after: string; matches: PlannedMatch[] } | { ok: false; overlaps: Overlap[] };
 
 interface Node {
   m: RawMatch;
@@ -65,13 +65,13 @@ interface Node {
   children: Map<string, Node[]>;
 }
 
-export interface TemplatePart {
+interface TemplatePart {
   literal?: string;
   ref?: { name: string; multi: boolean };
 }
 
 /** Splits a template into literals and metavariable references. */
-export function parseTemplate(out: string): TemplatePart[] {
+function parseTemplate(out: string): TemplatePart[] {
   const parts: TemplatePart[] = [];
   const re = /\$\$\$([A-Z_][A-Z0-9_]*)|\$\$?([A-Z_][A-Z0-9_]*)/g;
   let last = 0;
@@ -107,7 +107,7 @@ export function templateNames(out: string): string[] {
 }
 
 /** The end-of-line sequence of a text: CRLF when it uses CRLF, else LF. */
-export function eolOf(text: string): "\r\n" | "\n" {
+function eolOf(text: string): "\r\n" | "\n" {
   const i = text.indexOf("\n");
   return i > 0 && text[i - 1] === "\r" ? "\r\n" : "\n";
 }
@@ -120,7 +120,7 @@ const LOOK_BACK = 512;
  * any other character before them ends the count), 0 when the line start lies more than 512
  * bytes back.
  */
-export function cliIndentAt(text: string, offset: number): number {
+function cliIndentAt(text: string, offset: number): number {
   let bytes = 0;
   let indent = 0;
   for (let i = offset - 1; i >= 0; i--) {

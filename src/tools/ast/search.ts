@@ -15,7 +15,7 @@ import { streamFiles, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 import { messageOf } from "../../util/thrown.js";
 
-export interface SearchInput {
+interface SearchInput {
   toolName: "ast_grep" | "ast_edit";
   root: string;
   pats: string[];
@@ -45,7 +45,7 @@ export interface SearchInput {
   onStart?: ((s: Pick<SearchOutcome, "discovery" | "langOf" | "prefilter">) => void) | undefined;
 }
 
-export interface SearchOutcome {
+interface SearchOutcome {
   napi: Napi;
   discovery: Discovery;
   /** Language id per candidate file. */
@@ -283,7 +283,7 @@ export function patternWarningLines(warnings: SearchOutcome["patternWarnings"], 
 }
 
 /** `Parse issues:` lines for matches skipped because they rest on a syntax error. */
-export function skippedMatchIssues(display: string, text: string, bad: readonly RawMatch[]): string[] {
+function skippedMatchIssues(display: string, text: string, bad: readonly RawMatch[]): string[] {
   const index = new LineIndex(text);
   return [...bad]
     .sort((a, b) => a.start - b.start)

@@ -39,7 +39,7 @@ export function opConfig(op: Pick<EngineOp, "pat" | "config">, sel: string | und
   return { rule: { pattern: sel ? { context: op.pat, selector: sel } : op.pat } };
 }
 
-export interface Found {
+interface Found {
   node: SgNode;
   match: RawMatch;
   /** The prefix of the capture names in the node's env (an op's renamed metavariables), if any. */
@@ -80,9 +80,9 @@ function bracketsOf(error: SgNode, offset: number): [number, number] | null {
 }
 
 /** An invented token: its offset and the [start, end) of the node holding it. */
-export type Missing = [at: number, start: number, end: number];
+type Missing = [at: number, start: number, end: number];
 
-export interface TraverseOptions {
+interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
   /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
@@ -104,7 +104,7 @@ const MARK = "TOLLGATE_OP_";
  * An op's index spelled in capital letters (0 → A, 25 → Z, 26 → BA): a metavariable name with a
  * digit is no metavariable in every language (JSON's lexer splits `$A0`), letters always are.
  */
-export function opLetters(k: number): string {
+function opLetters(k: number): string {
   let out = "";
   do {
     out = String.fromCharCode(65 + (k % 26)) + out;

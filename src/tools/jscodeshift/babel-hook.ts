@@ -23,7 +23,7 @@ import Module, { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 
-export type BabelKind = "ts" | "flow";
+type BabelKind = "ts" | "flow";
 
 type AnyFn = (...args: unknown[]) => unknown;
 interface Client {

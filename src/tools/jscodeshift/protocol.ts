@@ -1,6 +1,6 @@
 /** Messages between the `jscodeshift` tool's pool and its worker threads. */
 
-export interface LoadRequest {
+interface LoadRequest {
   type: "load";
   id: number;
   /** Cache key: the same module file in the same state loads once per thread. */
@@ -8,7 +8,7 @@ export interface LoadRequest {
   file: string;
 }
 
-export interface RunRequest {
+interface RunRequest {
   type: "run";
   id: number;
   key: string;
@@ -33,7 +33,7 @@ export interface LoadReply {
   babelExtensions: string[];
 }
 
-export type FileStatus = "changed" | "unchanged" | "skip" | "error";
+type FileStatus = "changed" | "unchanged" | "skip" | "error";
 
 export interface RunReply {
   type: "done";

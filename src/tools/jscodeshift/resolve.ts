@@ -7,9 +7,9 @@ import { statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-export const TRANSFORM_EXTENSIONS = [".js", ".cjs", ".mjs", ".jsx", ".ts", ".tsx", ".es6"];
+const TRANSFORM_EXTENSIONS = [".js", ".cjs", ".mjs", ".jsx", ".ts", ".tsx", ".es6"];
 
-export interface ResolvedTransform {
+interface ResolvedTransform {
   /** Absolute path of the module file. */
   file: string;
   /** Cache key for loaded modules: a changed file is loaded afresh. */

@@ -25,7 +25,7 @@ export interface CheckCtx {
 type YNode = Node | null | undefined;
 
 /** Nodes the aliases of one YAML document may expand to (ast-grep's parser has a budget too). */
-export const ALIAS_BUDGET = 100_000;
+const ALIAS_BUDGET = 100_000;
 
 /**
  * Replaces every alias of `doc` by a copy of its anchored node (ast-grep's YAML parser resolves
@@ -154,10 +154,10 @@ export function plain(node: YNode): unknown {
   return node ? (node as { toJSON(): unknown }).toJSON() : null;
 }
 
-export const ATOMIC_KEYS = ["pattern", "kind", "regex", "nthChild", "range"] as const;
-export const RELATIONAL_KEYS = ["inside", "has", "precedes", "follows"] as const;
-export const COMPOSITE_KEYS = ["all", "any", "not", "matches"] as const;
-export const RULE_KEYS: readonly string[] = [...ATOMIC_KEYS, ...RELATIONAL_KEYS, ...COMPOSITE_KEYS];
+const ATOMIC_KEYS = ["pattern", "kind", "regex", "nthChild", "range"] as const;
+const RELATIONAL_KEYS = ["inside", "has", "precedes", "follows"] as const;
+const COMPOSITE_KEYS = ["all", "any", "not", "matches"] as const;
+const RULE_KEYS: readonly string[] = [...ATOMIC_KEYS, ...RELATIONAL_KEYS, ...COMPOSITE_KEYS];
 
 const STRICTNESS = ["cst", "smart", "ast", "relaxed", "signature", "template"];
 
@@ -347,15 +347,15 @@ const REQUIRED: Record<string, readonly string[]> = {
   convert: ["source", "toCase"],
   rewrite: ["source", "rewriters"],
 };
-export const CASES = ["lowerCase", "upperCase", "capitalize", "camelCase", "snakeCase", "kebabCase", "pascalCase"];
-export const SEPARATORS = ["caseChange", "dash", "dot", "slash", "space", "underscore"];
+const CASES = ["lowerCase", "upperCase", "capitalize", "camelCase", "snakeCase", "kebabCase", "pascalCase"];
+const SEPARATORS = ["caseChange", "dash", "dot", "slash", "space", "underscore"];
 
 /**
  * The string form, `replace($A, replace='^.+', by=', ')`, as ast-grep 0.38+ reads it: a
  * function name, the source metavariable, then `key=value` arguments (quoted strings,
  * integers, identifiers, or `[a, b]` lists).
  */
-export function parseTransformString(text: string): { value?: Transformation; error?: string } {
+function parseTransformString(text: string): { value?: Transformation; error?: string } {
   const m = /^\s*(replace|substring|convert|rewrite)\s*\(\s*(\$\$?\$?[A-Za-z_][A-Za-z0-9_]*)\s*(.*)\)\s*$/s.exec(text);
   if (!m) return { error: `"${text}" is not a transformation: expected replace(...), substring(...), convert(...) or rewrite(...) with a $VAR source` };
   const [, kind, source, rest] = m as unknown as [string, string, string, string];

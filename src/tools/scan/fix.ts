@@ -185,7 +185,7 @@ class MatchEnv implements TemplateEnv {
   }
 }
 
-export interface EvalContext {
+interface EvalContext {
   rewriters: readonly Rewriter[];
   utils: Record<string, RuleObject> | undefined;
 }
@@ -236,7 +236,7 @@ export function evaluateMatch(rule: ScanRule, node: SgNode, text: string): Evalu
 }
 
 /** StringCase::apply, for a convert over a rewrite's output. */
-export function convertCase(s: string, toCase: string, separatedBy?: string[]): string {
+function convertCase(s: string, toCase: string, separatedBy?: string[]): string {
   if (toCase === "lowerCase") return s.toLowerCase();
   if (toCase === "upperCase") return s.toUpperCase();
   const cap = (w: string) => (w ? w[0]!.toUpperCase() + w.slice(1) : w);

@@ -18,10 +18,10 @@ function capturedVars(r: ScanRule): Set<string> {
   return vars;
 }
 
-export type SgRoot = ReturnType<Napi["parse"]>;
+type SgRoot = ReturnType<Napi["parse"]>;
 export type SgNode = ReturnType<SgRoot["root"]>;
 
-export interface RuleMatches {
+interface RuleMatches {
   rule: ScanRule;
   /** `bad`: the match rests on a syntax error (traverse.ts flagErrors). */
   nodes: Array<{ node: SgNode; bad: boolean }>;

@@ -59,7 +59,7 @@ const UNSUPPORTED_SGCONFIG: Record<string, string> = {
 };
 
 /** ast-grep's language names (and the aliases it accepts) → tollgate's language, if it has it. */
-export function langOfRule(name: string): LangInfo | undefined {
+function langOfRule(name: string): LangInfo | undefined {
   const n = name.trim().toLowerCase();
   return LANGS.find((l) => l.id.toLowerCase() === n || l.aliases.includes(n) || l.name.toLowerCase() === n);
 }
@@ -72,7 +72,7 @@ export interface RuleSet {
   config?: ProjectConfig;
 }
 
-export interface RuleSources {
+interface RuleSources {
   /** Directory `rules` globs and `config` are relative to (the recipe's). */
   baseDir: string;
   /** How file names are shown in messages (relative to this). */
@@ -482,7 +482,7 @@ export function napiConfigOf(r: Pick<ScanRule, "rule" | "constraints" | "utils" 
 }
 
 /** Transforms napi evaluates: those not depending (transitively) on a rewrite. */
-export function napiTransforms(transform: ScanRule["transform"]): Record<string, unknown> | undefined {
+function napiTransforms(transform: ScanRule["transform"]): Record<string, unknown> | undefined {
   if (!transform) return undefined;
   const local = localTransformNames(transform);
   const out: Record<string, unknown> = {};

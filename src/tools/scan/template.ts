@@ -20,7 +20,7 @@ function utf8Len(code: number): number {
 }
 
 /** get_indent_at_offset: spaces leading the line that `text.slice(0, offset)` ends on. */
-export function indentAt(text: string, offset: number): number {
+function indentAt(text: string, offset: number): number {
   let indent = 0;
   let bytes = 0;
   for (let i = offset - 1; i >= 0; i--) {
@@ -34,7 +34,7 @@ export function indentAt(text: string, offset: number): number {
 }
 
 /** indent_lines for a MultiLine extract with `from` indentation, moved to `to`. */
-export function reindent(value: string, from: number, to: number): string {
+function reindent(value: string, from: number, to: number): string {
   if (!value.includes("\n") || from === to) return value;
   const lines = value.split("\n");
   if (from > to) {
@@ -100,7 +100,7 @@ export interface TemplateEnv {
 }
 
 /** replace_fixer: the template with its metavariables filled in (not yet indented for the match). */
-export function fillTemplate(parts: readonly TemplatePart[], env: TemplateEnv): string {
+function fillTemplate(parts: readonly TemplatePart[], env: TemplateEnv): string {
   let out = "";
   for (const part of parts) {
     if ("literal" in part) {

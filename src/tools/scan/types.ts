@@ -40,7 +40,7 @@ export interface Rewriter {
 }
 
 /** Where something was written: for messages that point at the rule file. */
-export interface Origin {
+interface Origin {
   file: string;
   line: number;
   col: number;
@@ -83,7 +83,7 @@ export interface GlobalUtil {
   utils?: Record<string, RuleObject>;
 }
 
-export interface TestConfig {
+interface TestConfig {
   testDir: string;
   snapshotDir?: string;
 }

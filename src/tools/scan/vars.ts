@@ -27,7 +27,7 @@ type YNode = Node | null | undefined;
 const PATTERN_VAR = /(?<![A-Za-z0-9_$])\$(?:\$\$?)?([A-Z_][A-Z0-9_]*)(?![A-Za-z0-9_$])/g;
 
 /** Capturing metavariables written in a pattern's text. */
-export function patternVars(pattern: string): Set<string> {
+function patternVars(pattern: string): Set<string> {
   const out = new Set<string>();
   for (const m of pattern.matchAll(PATTERN_VAR)) if (!m[1]!.startsWith("_")) out.add(m[1]!);
   return out;
@@ -85,7 +85,7 @@ function fixTemplates(node: YNode): Array<{ template: string; at: YNode }> {
 const undefinedVar = (name: string, section: string) =>
   `Undefined meta var \`${name}\` used in \`${section}\` (the rule, its local utils, constraints and transforms do not define $${name}; ast-grep refuses the rule too)`;
 
-export interface CoreParts {
+interface CoreParts {
   rule: RuleObject;
   constraints?: Record<string, RuleObject> | undefined;
   utils?: Record<string, RuleObject> | undefined;
@@ -138,7 +138,7 @@ function checkFixVars(ctx: CheckCtx, fixNode: YNode, vars: ReadonlySet<string>):
   }
 }
 
-export interface RuleParts extends CoreParts {
+interface RuleParts extends CoreParts {
   rewriters?: Array<CoreParts & { id: string }> | undefined;
   labels?: Record<string, unknown> | undefined;
 }
