@@ -7,6 +7,8 @@ import type { ToolHost } from "./host.js";
 import { loadRuleSet, type RuleSet } from "./scan/rules.js";
 import { parseIssuesBlock } from "./ast/search.js";
 import { runScan, type Finding, type ScanOutput } from "./scan/scan.js";
+import { plural } from "../util/plural.js";
+import { messageOf } from "../util/thrown.js";
 
 export const astScanParameters = Type.Object(
   {
@@ -40,8 +42,6 @@ export interface AstScanDetails {
   parseIssues?: Array<{ rule: string; path: string; start: { line: number; column: number } }>;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** Loads a step's rule set (relative to the recipe); the error lists every problem with file:line:col. */
 export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir" | "displayBase">, params: AstScanParams): Promise<RuleSet> {
   if (params.config === undefined && (params.rules === undefined || params.rules.length === 0)) {
@@ -51,7 +51,7 @@ export async function ruleSetOf(host: Pick<ToolHost, "cwd" | "recipeDir" | "disp
     try {
       new RegExp(params.filter, "u");
     } catch (err) {
-      throw new InputError(`ast_scan filter is not a valid regex: ${(err as Error).message}`);
+      throw new InputError(`ast_scan filter is not a valid regex: ${messageOf(err)}`);
     }
   }
   const baseDir = host.recipeDir ?? host.cwd;

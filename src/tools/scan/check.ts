@@ -10,6 +10,7 @@
  */
 import { isMap, isScalar, isSeq, parse as parseYamlValue, visit, type Document, type LineCounter, type Node, type Pair, type YAMLMap } from "yaml";
 import type { Issue } from "../../errors.js";
+import { messageOf } from "../../util/thrown.js";
 import { yamlErrorText } from "../../util/yaml-error.js";
 import { parseFixTemplate } from "./template.js";
 import type { Expansion, Fix, RuleObject, Transformation } from "./types.js";
@@ -377,7 +378,7 @@ function parseTransformString(text: string): { value?: Transformation; error?: s
       try {
         value = parseYamlValue(s.slice(0, end + 1));
       } catch (err) {
-        return { error: `${key[1]} in "${text}": ${yamlErrorText((err as Error).message)}` };
+        return { error: `${key[1]} in "${text}": ${yamlErrorText(messageOf(err))}` };
       }
       s = s.slice(end + 1);
     } else {

@@ -5,6 +5,7 @@
  */
 import { discoverFiles } from "../../discovery/index.js";
 import { ToolError } from "../../errors.js";
+import { messageOf } from "../../util/thrown.js";
 import { globMatcher } from "../../policy/glob.js";
 import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
@@ -311,7 +312,7 @@ async function scanNodes(ctx: ScanCtx, files: readonly ScanFile[]): Promise<void
     try {
       read = await input.workspace.read(file.rel);
     } catch (err) {
-      hits.unreadableFile(file.rel, (err as Error).message);
+      hits.unreadableFile(file.rel, messageOf(err));
       continue;
     }
     // Both paths' offsets must be into one text: a file changed between their reads is refused.
