@@ -16,7 +16,10 @@ if (skip) console.warn(`test/precommit/real-client: skipped: ${skip}`);
 let root: string;
 let hookRepo: string;
 let sha: string;
-const env = () => ({ PRE_COMMIT_HOME: path.join(root, "home"), NO_COLOR: "1", CI: "", GITHUB_ACTIONS: "", TERM: "dumb" });
+// npm settings a user may have: the hook environment's installs take packages from the npm cache
+// when it has them and skip the audit and funding requests.
+const NPM_QUIET = { npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+const env = () => ({ PRE_COMMIT_HOME: path.join(root, "home"), NO_COLOR: "1", CI: "", GITHUB_ACTIONS: "", TERM: "dumb", ...NPM_QUIET });
 const git = (cwd: string, ...args: string[]) =>
   execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd, stdin: "ignore", env: env() });
 

@@ -2,15 +2,16 @@
 // each, through the real CLI in a child process under --max-old-space-size. Keeping whole
 // before/after texts per pending action would need ~200 MB of strings, three times the heap;
 // edits, spilled diffs and outputs assembled piece by piece need a few MB.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { execa } from "execa";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliUnderHeap } from "../helpers/heap.js";
 import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { schemaText } from "../../src/schema/emit.js";
-import { REPO_ROOT, gitdir } from "../helpers/testdir.js";
+import { REPO_ROOT } from "../helpers/testdir.js";
 
 const FILES = 1000;
 const LINE = "export const value_0000 = compute(alpha, beta, gamma) + 1; // filler filler filler\n";
@@ -24,23 +25,35 @@ function fileText(i: number): string {
   return lines.join("");
 }
 
+// One generated tree for both runs: each is a dry run, so the tree stays as generated.
+let dir: string;
+let bytes = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "tollgate-bounded-memory-"));
+  await mkdir(path.join(dir, "src"));
+  for (let i = 0; i < FILES; i++) {
+    const text = fileText(i);
+    bytes += text.length;
+    await writeFile(path.join(dir, "src", `f${i}.ts`), text);
+  }
+  const git = (...args: string[]) => execa("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir });
+  await git("init", "-q", "-b", "main");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "init");
+}, 120_000);
+afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
+
 describe("bounded memory", () => {
   it(`1,000 files of 100 KB, an edit in each, under a ${HEAP_MB} MB heap: report, patch and summary`, async () => {
-    const dir = await gitdir({});
-    await mkdir(path.join(dir, "src"), { recursive: true });
-    const steps: string[] = [];
-    let bytes = 0;
-    for (let i = 0; i < FILES; i++) {
-      const text = fileText(i);
-      bytes += text.length;
-      await writeFile(path.join(dir, "src", `f${i}.ts`), text);
-      steps.push(`  - tool: edit\n    with: { path: src/f${i}.ts, oldText: "legacyCall(${i})", newText: "modernCall(${i})" }`);
-    }
+    const steps = Array.from(
+      { length: FILES },
+      (_, i) => `  - tool: edit\n    with: { path: src/f${i}.ts, oldText: "legacyCall(${i})", newText: "modernCall(${i})" }`,
+    );
     expect(bytes).toBeGreaterThan(95_000_000);
-    await writeFile(path.join(dir, "recipe.yaml"), `version: 1\nsteps:\n${steps.join("\n")}\n`);
+    await writeFile(path.join(dir, "edit.yaml"), `version: 1\nsteps:\n${steps.join("\n")}\n`);
     const r = await cliUnderHeap(
       HEAP_MB,
-      ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"],
+      ["run", "edit.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch", "--summary", "out/summary.md"],
       dir,
     );
     expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
@@ -77,19 +90,11 @@ describe("bounded memory", () => {
   }, 300_000);
 
   it(`one ast_edit step over 1,000 files of 100 KB, a match in each, under a ${HEAP_MB} MB heap: the engine streams, nothing keeps a text`, async () => {
-    const dir = await gitdir({});
-    await mkdir(path.join(dir, "src"), { recursive: true });
-    let bytes = 0;
-    for (let i = 0; i < FILES; i++) {
-      const text = fileText(i);
-      bytes += text.length;
-      await writeFile(path.join(dir, "src", `f${i}.ts`), text);
-    }
     await writeFile(
-      path.join(dir, "recipe.yaml"),
+      path.join(dir, "ast-edit.yaml"),
       `version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts, path: src, ops: [{ pat: "legacyCall($A)", out: "modernCall($A)" }] }\n`,
     );
-    const r = await cliUnderHeap(HEAP_MB, ["run", "recipe.yaml", "--dry-run", "--report", "out/report.json", "--patch", "out/changes.patch"], dir);
+    const r = await cliUnderHeap(HEAP_MB, ["run", "ast-edit.yaml", "--dry-run", "--report", "out/ast-report.json", "--patch", "out/ast-changes.patch"], dir);
     expect(r.stderr.slice(-2000)).not.toMatch(/heap|Allocation failed|internal error/i);
     expect(r.exitCode).toBe(0);
     const peakMiB = r.peakMiB;
@@ -97,13 +102,14 @@ describe("bounded memory", () => {
       `bounded-memory figures (ast_edit): ${FILES} files, ${(bytes / 1e6).toFixed(0)} MB, heap limit ${HEAP_MB} MB, peak RSS ${peakMiB.toFixed(0)} MiB`,
     );
     expect(peakMiB).toBeLessThan(MAX_RSS_MB);
-    const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8")) as Report;
+    const report = JSON.parse(await readFile(path.join(dir, "out/ast-report.json"), "utf8")) as Report;
     expect([...Value.Errors(ReportSchema, report)].map((e) => `${e.path}: ${e.message}`).slice(0, 5)).toEqual([]);
     expect(report.steps[0]!.details).toMatchObject({ totalReplacements: FILES, filesTouched: FILES });
-    const patch = await readFile(path.join(dir, "out/changes.patch"), "utf8");
+    const patch = await readFile(path.join(dir, "out/ast-changes.patch"), "utf8");
     expect(patch.match(/^diff --git /gm)).toHaveLength(FILES);
     expect(patch).toContain("-export const target = legacyCall(7);\n+export const target = modernCall(7);\n");
-    const check = await execa("git", ["apply", "--check", "out/changes.patch"], { cwd: dir, reject: false });
+    const check = await execa("git", ["apply", "--check", "out/ast-changes.patch"], { cwd: dir, reject: false });
     expect(check.stderr).toBe("");
+    expect(check.exitCode).toBe(0);
   }, 300_000);
 });
