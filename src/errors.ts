@@ -72,6 +72,3 @@ export class BlockedError extends Error {
     this.paths = paths;
   }
 }
-
-/** Message of anything thrown, including non-Error values and hostile ones (util/thrown.ts). */
-export { asError, messageOf } from "./util/thrown.js";

@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
 import { InputError, TollgateError } from "../errors.js";
-import { asError, messageOf } from "../errors.js";
+import { asError, messageOf } from "../util/thrown.js";
 import { EXIT } from "../exit-codes.js";
 import { optionNames, register, type CommandSpec, type Invocation } from "./command.js";
 import { formatOf, type Format } from "./options.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { InputError, messageOf, type Issue } from "../errors.js";
+import { InputError, type Issue } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import type { ExecFn } from "../subprocess.js";
 import type { Report } from "../report/types.js";
 import type { RunInput, RunWorld } from "../runner/types.js";

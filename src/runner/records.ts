@@ -1,4 +1,4 @@
-import { messageOf } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import type { StepRecord } from "../report/types.js";
 import type { ToolCallRecord } from "../session/session.js";
 import { joinText } from "../domain/types.js";

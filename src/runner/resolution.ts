@@ -1,4 +1,5 @@
-import { BlockedError, StaleError, messageOf } from "../errors.js";
+import { BlockedError, StaleError } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import { decide, factsOf, type Policy } from "../policy/policy.js";
 import type { Session } from "../session/session.js";
 import type { ResolveParams } from "../session/resolve.js";

@@ -1,4 +1,4 @@
-import { messageOf } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import { originRepository } from "../util/remote.js";
 import { gitState } from "../git.js";
 import { buildReport } from "../report/build.js";

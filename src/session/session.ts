@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Value, type ValueError } from "@sinclair/typebox/value";
-import { ToolError, asError, messageOf } from "../errors.js";
+import { ToolError } from "../errors.js";
+import { asError, messageOf } from "../util/thrown.js";
 import { sha256 } from "../util/hash.js";
 import { bounded } from "../util/settle.js";
 import { createResolveTool } from "./resolve.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import { sha256 } from "../util/hash.js";
 import { errnoOf } from "../util/errno.js";
 import { tempFileName, type WorkspaceFs } from "./fs.js";

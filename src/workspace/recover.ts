@@ -1,6 +1,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
-import { RunError, messageOf } from "../errors.js";
+import { RunError } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import { assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
 import { readRecord, removeRecord } from "./journal-record.js";
 import { errnoOf } from "../util/errno.js";

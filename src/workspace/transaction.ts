@@ -1,5 +1,5 @@
-import { BlockedError, StaleError, messageOf } from "../errors.js";
-import { asError } from "../util/thrown.js";
+import { BlockedError, StaleError } from "../errors.js";
+import { asError, messageOf } from "../util/thrown.js";
 import type { FileChange, TextEdit } from "../domain/types.js";
 import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";

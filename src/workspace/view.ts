@@ -1,5 +1,6 @@
 import path from "node:path";
-import { BlockedError, StaleError, messageOf } from "../errors.js";
+import { BlockedError, StaleError } from "../errors.js";
+import { messageOf } from "../util/thrown.js";
 import type { EditRequest, FileChange, TextEdit } from "../domain/types.js";
 import { memorySpill, type SpillStore } from "../spill/store.js";
 import { sha256 } from "../util/hash.js";
