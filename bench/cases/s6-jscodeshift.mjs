@@ -5,7 +5,7 @@
 // transform file; the changed files must be the same.
 //
 // jscodeshift caps --cpus at (CPUs - 1) (src/Runner.js), so on a 2-CPU machine it runs one child
-// process whatever --cpus says; tollgate's default is one worker process per CPU, at most 2 (its
+// process whatever --cpus says; tollgate's default is one worker process per CPU within a memory budget (its
 // main process only feeds them). Both run their transforms in child processes, so the peak RSS
 // /usr/bin/time reports is the largest single process of each tree (the main or a worker); the
 // trees' sums are larger (tollgate's main plus two workers). A second row measures both with
@@ -50,8 +50,12 @@ steps:
 
 /** tollgate's default worker count for the jscodeshift tool (src/tools/jscodeshift/pool.ts). */
 async function tollgateWorkers() {
-  const { defaultThreads } = await import(path.join(ROOT, "dist", "tools", "jscodeshift", "pool.js"));
-  return defaultThreads();
+  const { workerSettings } = await import(path.join(ROOT, "dist", "tools", "jscodeshift", "workers.js"));
+  const os = await import("node:os");
+  return workerSettings(
+    { cpus: os.availableParallelism(), totalMemory: os.totalmem(), freeMemory: os.freemem() },
+    { workers: process.env.TOLLGATE_JSCODESHIFT_WORKERS },
+  ).max;
 }
 
 const jscodeshift = (ws, n) => measure(NODE, [JSCODESHIFT, "--dry", "--silent", `--cpus=${n}`, "--parser=tsx", "-t", TRANSFORM, "src"], ws);

@@ -122,6 +122,7 @@ function createRuntime(input: RunInput, world: RunWorld, policy: Policy): Runtim
     recipeDir: path.dirname(path.resolve(input.recipePath)),
     ...(world.displayBase !== undefined ? { displayBase: world.displayBase } : {}),
     ...(world.cache ? { cache: world.cache } : {}),
+    ...(world.jscodeshift ? { jscodeshift: world.jscodeshift } : {}),
   };
   for (const tool of builtinTools(host)) session.register(tool);
   const pi = createCustomToolAPI({

@@ -11,7 +11,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { prepareRun } from "./prepare.js";
 import { stepRecord } from "./records.js";
 import { resolvePending, type PromptState, type Resolved, type ResolutionContext } from "./resolution.js";
-import type { PreparedRun, RunControls, RunInput, RunResult, RunWorld } from "./types.js";
+import type { PreparedRun, RunControls, RunEvent, RunInput, RunResult, RunWorld } from "./types.js";
 
 export { prepareRun, validateRun, type Validation } from "./prepare.js";
 export { jsonSafe } from "./records.js";
@@ -40,20 +40,58 @@ export async function executeRun(prepared: PreparedRun, controls: RunControls = 
   }
 }
 
+/** Where a run's records go as they happen: kept for the report, and told to the consumer. */
+interface RunLog {
+  steps: StepRecord[];
+  outcomes: OutcomeRecord[];
+  resolved: Resolved[];
+  emit: (event: RunEvent) => void;
+}
+
 async function executeLocked(prepared: PreparedRun, controls: RunControls): Promise<RunResult> {
   const { input, world, recipe, policy, session, workspace } = prepared;
-  const emit = controls.onEvent ?? (() => {});
-  const signal = controls.signal;
+  const log: RunLog = { steps: [], outcomes: [], resolved: [], emit: controls.onEvent ?? (() => {}) };
+  const { signal } = controls;
   const now = world.now ?? Date.now;
   const startedAt = now();
   // The tree the run started from (the run's own writes would make it dirty at the end).
   const [git, repository] = await Promise.all([gitState(workspace.root), input.repository !== undefined ? input.repository : originRepository(workspace.root)]);
   // A step that is running when SIGINT/SIGTERM arrives (an exec command, a long scan) sees it.
   session.start(signal ? { signal } : {});
-  const steps: StepRecord[] = [];
-  const outcomes: OutcomeRecord[] = [];
-  const resolved: Resolved[] = [];
-  const ctx: ResolutionContext = {
+  const ctx = resolutionContext(prepared, controls, log, now);
+  const state: PromptState = { applyAll: false, stopAsking: false };
+  const resolve: Resolve = (stepId, requested) => resolvePending(ctx, state, stepId, requested);
+  const unsubscribe = forwardCallEvents(prepared, log.emit);
+  let interrupted = await runSteps(prepared, resolve, log, signal);
+  // Every pending action is finalized through resolve, so the stack is empty when a run ends
+  // (after an interrupt too: the rest are discarded with reason "interrupted").
+  await resolve("end/resolve");
+  if (signal?.aborted) interrupted = true;
+  const atomic = workspace.transaction.atomic ? await finishAtomic(workspace, log.outcomes, log.steps, interrupted) : null;
+  unsubscribe();
+  session.end();
+  const report = buildReport({
+    recipe,
+    policy,
+    options: { ...input, cwd: workspace.root, repository },
+    steps: log.steps,
+    outcomes: log.outcomes,
+    startedAt,
+    durationMs: now() - startedAt,
+    interrupted,
+    git,
+  });
+  if (atomic) report.run.atomic = atomic;
+  workspace.spill.seal();
+  log.emit({ type: "finished", report });
+  return { report, exitCode: report.exitCode, previews: previewsOf(log.resolved), dispose: () => workspace.spill.dispose() };
+}
+
+type Resolve = (stepId: string, requested?: ResolveParams) => Promise<Resolved[]>;
+
+function resolutionContext(prepared: PreparedRun, controls: RunControls, log: RunLog, now: () => number): ResolutionContext {
+  const { input, recipe, policy, session, workspace } = prepared;
+  return {
     session,
     workspace,
     policy,
@@ -70,93 +108,74 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
     now,
     ...(controls.gate ? { gate: controls.gate } : {}),
     onOutcome: (record, r) => {
-      outcomes.push(record);
-      resolved.push(r);
-      emit({ type: "outcome", record });
+      log.outcomes.push(record);
+      log.resolved.push(r);
+      log.emit({ type: "outcome", record });
     },
-    ...(signal ? { signal } : {}),
+    ...(controls.signal ? { signal: controls.signal } : {}),
   };
-  const state: PromptState = { applyAll: false, stopAsking: false };
-  const resolve = (stepId: string, requested?: ResolveParams) => resolvePending(ctx, state, stepId, requested);
-  const toolOf = new Map(recipe.steps.map((s) => [s.id, s.tool]));
-  const unsubscribe = session.on((e) => {
+}
+
+/** Tells the consumer what the session's calls staged and their progress; returns the unsubscribe. */
+function forwardCallEvents(prepared: PreparedRun, emit: (event: RunEvent) => void): () => void {
+  const toolOf = new Map(prepared.recipe.steps.map((s) => [s.id, s.tool]));
+  return prepared.session.on((e) => {
     if (e.type === "call_end") for (const staged of e.record.pushed) emit({ type: "action_staged", staged });
     if (e.type === "update") {
       const text = joinText(e.partial);
       if (text) emit({ type: "progress", stepId: e.stepId, tool: toolOf.get(e.stepId) ?? "", text });
     }
   });
-  let interrupted = false;
+}
+
+/** Runs the steps in order with their resolution points; true when interrupted before the last. */
+async function runSteps(prepared: PreparedRun, resolve: Resolve, log: RunLog, signal: AbortSignal | undefined): Promise<boolean> {
+  const { recipe, session } = prepared;
   const total = recipe.steps.length;
-  const ended = (step: StepRecord, index: number) => {
-    steps.push(step);
-    emit({ type: "step_ended", step, index, total });
-  };
-  // `resolve: step` resolves after every step, before the next tool runs. An explicit resolve
-  // step that comes next is that resolution (the agent's forced `resolve` call): the point waits
-  // for it, and resolves what is still pending before the next tool (or at the end).
-  const stepPoint = async (index: number, id: string) => {
-    if (recipe.resolve !== "step" || recipe.steps[index + 1]?.tool === "resolve") return;
-    await resolve(`${id}/resolve`);
-  };
   for (const [index, step] of recipe.steps.entries()) {
-    if (signal?.aborted) {
-      interrupted = true;
-      break;
-    }
-    emit({ type: "step_started", id: step.id, tool: step.tool, index: step.index, total });
-    if (step.tool === "resolve" && session.store.hasPending) {
-      const requested = step.with as ResolveParams;
-      const last = (await resolve(step.id, requested)).at(-1)!.record;
-      const failed = ["failed", "stale", "blocked"].includes(last.outcome);
-      ended(
-        {
-          id: step.id,
-          tool: "resolve",
-          toolCallId: last.resolveToolCallId,
-          params: requested,
-          status: failed ? "error" : "ok",
-          resultText: last.resultText,
-          details: last.details,
-          actions: [],
-          durationMs: last.durationMs,
-        },
-        step.index,
-      );
-    } else {
+    if (signal?.aborted) return true;
+    log.emit({ type: "step_started", id: step.id, tool: step.tool, index: step.index, total });
+    let record: StepRecord;
+    if (step.tool === "resolve" && session.store.hasPending) record = await resolveStep(step.id, step.with as ResolveParams, resolve);
+    else {
       // A timeout, or a call that can never settle, is an error result of the call itself.
       // A resolve step on an empty stack is the call's own error.
       const options = step.tool === "resolve" ? {} : { timeoutMs: step.timeout };
-      ended(stepRecord(await session.call(step.tool, step.with, step.id, options)), step.index);
+      record = stepRecord(await session.call(step.tool, step.with, step.id, options));
     }
-    await stepPoint(index, step.id);
+    log.steps.push(record);
+    log.emit({ type: "step_ended", step: record, index: step.index, total });
+    // `resolve: step` resolves after every step, before the next tool runs. An explicit resolve
+    // step that comes next is that resolution (the agent's forced `resolve` call): the point
+    // waits for it, and resolves what is still pending before the next tool (or at the end).
+    if (recipe.resolve === "step" && recipe.steps[index + 1]?.tool !== "resolve") await resolve(`${step.id}/resolve`);
   }
-  // Every pending action is finalized through resolve, so the stack is empty when a run ends
-  // (after an interrupt too: the rest are discarded with reason "interrupted").
-  await resolve("end/resolve");
-  if (signal?.aborted) interrupted = true;
-  const atomic = workspace.transaction.atomic ? await finishAtomic(workspace, outcomes, steps, interrupted) : null;
-  unsubscribe();
-  session.end();
-  const report = buildReport({
-    recipe,
-    policy,
-    options: { ...input, cwd: workspace.root, repository },
-    steps,
-    outcomes,
-    startedAt,
-    durationMs: now() - startedAt,
-    interrupted,
-    git,
-  });
-  if (atomic) report.run.atomic = atomic;
-  workspace.spill.seal();
-  const previews = resolved
+  return false;
+}
+
+/** An explicit resolve step over a non-empty stack: its record is the last outcome it led to. */
+async function resolveStep(id: string, requested: ResolveParams, resolve: Resolve): Promise<StepRecord> {
+  const last = (await resolve(id, requested)).at(-1)!.record;
+  const failed = ["failed", "stale", "blocked"].includes(last.outcome);
+  return {
+    id,
+    tool: "resolve",
+    toolCallId: last.resolveToolCallId,
+    params: requested,
+    status: failed ? "error" : "ok",
+    resultText: last.resultText,
+    details: last.details,
+    actions: [],
+    durationMs: last.durationMs,
+  };
+}
+
+/** Unapplied previews (dry-run, pending-approval) with file changes, in push order. */
+function previewsOf(resolved: readonly Resolved[]): RunResult["previews"] {
+  return resolved
     .filter(({ staged, record }) => staged.action.changes && (record.outcome === "dry-run" || record.outcome === "pending-approval"))
     .sort((a, b) => a.staged.order - b.staged.order)
     .map(({ record, changes }) => ({ id: record.id, files: changes }));
-  emit({ type: "finished", report });
-  return { report, exitCode: report.exitCode, previews, dispose: () => workspace.spill.dispose() };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { FileScope } from "../scope.js";
 import type { Session } from "../session/session.js";
 import type { StagedAction, Tool } from "../domain/types.js";
 import type { Workspace, WorkspaceFs } from "../workspace/workspace.js";
+import type { WorkerSettings } from "../tools/jscodeshift/workers.js";
 
 /** What to run: the recipe, the policy and what the user asked for. Plain data. */
 export interface RunInput {
@@ -58,6 +59,11 @@ export interface RunWorld {
   displayBase?: string;
   /** `--cache`: what ast_grep, ast_edit and ast_scan found in files, kept across runs. */
   cache?: ResultCache | undefined;
+  /**
+   * jscodeshift's workers: how many a step may start and their Node flags, from the machine
+   * (workerSettings in tools/jscodeshift/workers.ts). Absent: one worker.
+   */
+  jscodeshift?: WorkerSettings | undefined;
 }
 
 /** Who approved an action, and how (the report's `approval`). */

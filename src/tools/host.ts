@@ -4,6 +4,7 @@ import type { Logger } from "../logger.js";
 import type { PendingAction } from "../domain/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { FileScope } from "../scope.js";
+import type { WorkerSettings } from "./jscodeshift/workers.js";
 
 export { outsideScope, type FileScope } from "../scope.js";
 
@@ -21,4 +22,6 @@ export interface ToolHost {
   displayBase?: string;
   /** `--cache`: the result cache the structural tools consult (absent: every file is searched). */
   cache?: ResultCache | undefined;
+  /** How many jscodeshift workers a step may start, and their Node flags (absent: one worker). */
+  jscodeshift?: WorkerSettings | undefined;
 }

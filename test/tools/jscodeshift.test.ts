@@ -4,13 +4,13 @@
  */
 import { readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { availableParallelism } from "node:os";
+import { availableParallelism, freemem, totalmem } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { gitdir, REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 import { makeHost, stagedText } from "./helpers.js";
-import { workerExecArgv, workersFillCpus } from "../../src/tools/jscodeshift/pool.js";
+import { machineWorkers, workerExecArgv, workerSettings, workersFor } from "../../src/tools/jscodeshift/workers.js";
 
 const JSCODESHIFT_CLI = path.join(REPO_ROOT, "node_modules/jscodeshift/bin/jscodeshift.js");
 
@@ -290,13 +290,36 @@ describe("jscodeshift tool", () => {
       expect(r.exitCode, r.stderr).toBe(0);
       return JSON.parse(JSON.parse(r.stdout).steps[0].details.reports[0].message) as string[];
     };
-    const single = workersFillCpus() ? ["--single-threaded"] : [];
+    const machine = { cpus: availableParallelism(), totalMemory: totalmem(), freeMemory: freemem() };
+    const single = workerSettings(machine).execArgv.includes("--single-threaded") ? ["--single-threaded"] : [];
     expect(await flags({})).toEqual(["--max-semi-space-size=8", ...single]);
     expect(await flags({}, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32", ...single]);
     expect(await flags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual(single);
     expect(await flags({}, ["--no-single-threaded"])).toEqual(["--no-single-threaded", "--max-semi-space-size=8"]);
     // Two workers on one or two CPUs fill them; on more, the helper threads have CPUs to use.
     expect(await flags({ TOLLGATE_JSCODESHIFT_WORKERS: "64" })).toEqual(["--max-semi-space-size=8", "--single-threaded"]);
+  });
+
+  it("workers: one per CPU within the memory budget, fewer for few files; TOLLGATE_JSCODESHIFT_WORKERS taken as is", () => {
+    const GiB = 1024 ** 3;
+    expect(machineWorkers({ cpus: 2, totalMemory: 8 * GiB, freeMemory: 4 * GiB })).toBe(2);
+    expect(machineWorkers({ cpus: 16, totalMemory: 64 * GiB, freeMemory: 32 * GiB })).toBe(16);
+    // Memory bounds it: half the free memory, at most a quarter of all, at 128 MiB a worker.
+    expect(machineWorkers({ cpus: 16, totalMemory: 2 * GiB, freeMemory: 2 * GiB })).toBe(4);
+    expect(machineWorkers({ cpus: 16, totalMemory: 64 * GiB, freeMemory: 0.5 * GiB })).toBe(2);
+    expect(machineWorkers({ cpus: 4, totalMemory: 64 * GiB, freeMemory: 0 })).toBe(1);
+    const two = workerSettings({ cpus: 2, totalMemory: 8 * GiB, freeMemory: 4 * GiB });
+    expect(two).toEqual({ max: 2, explicit: false, execArgv: ["--max-semi-space-size=8", "--single-threaded"] });
+    expect(workerSettings({ cpus: 8, totalMemory: 8 * GiB, freeMemory: 1 * GiB }, { execArgv: ["--inspect"] }).execArgv).toEqual([
+      "--inspect",
+      "--max-semi-space-size=8",
+    ]);
+    expect(workersFor(5, two)).toBe(1);
+    expect(workersFor(25, two)).toBe(2);
+    const chosen = workerSettings({ cpus: 2, totalMemory: 8 * GiB, freeMemory: 4 * GiB }, { workers: " 3 " });
+    expect(chosen).toMatchObject({ max: 3, explicit: true });
+    expect([workersFor(2, chosen), workersFor(100, chosen)]).toEqual([2, 3]);
+    expect(workerSettings({ cpus: 2, totalMemory: GiB, freeMemory: GiB }, { workers: "many" })).toMatchObject({ explicit: false });
   });
 
   it("workerExecArgv: --single-threaded only when the workers fill the CPUs and the user did not choose it", () => {
@@ -368,7 +391,7 @@ describe("jscodeshift tool", () => {
     }
   });
 
-  it("a step over a few files uses one worker; over many, up to the default", async () => {
+  it("a step over a few files uses one worker; over many, up to what the machine holds (the CLI's world; a library caller that says nothing gets one)", async () => {
     const many: Record<string, string> = { "t.cjs": RENAME_CJS };
     for (let i = 0; i < 25; i++) many[`src/f${i}.js`] = "foo;\n";
     const root = await testdir(many);
@@ -376,7 +399,7 @@ describe("jscodeshift tool", () => {
     const few = await t.call("jscodeshift", { transform: "t.cjs", path: "src/f1.js" });
     expect(few.details.workers).toBe(1);
     const lots = await t.call("jscodeshift", { transform: "t.cjs", path: "src" });
-    expect(lots.details.workers).toBe(Math.min(2, availableParallelism()));
+    expect(lots.details.workers).toBe(1);
     expect(lots.details.changed).toHaveLength(25);
     // The CLI starts them while the recipe is checked (the check counts the files).
     const dir = await gitdir({ ...many, "recipe.yaml": recipe(`  - tool: jscodeshift\n    with: { transform: t.cjs, path: src }\n`) });
@@ -384,6 +407,8 @@ describe("jscodeshift tool", () => {
     expect(run.stderr).not.toContain("internal error");
     expect(run.code).toBe(0);
     const d = JSON.parse(await readFile(path.join(dir, "r.json"), "utf8")).steps[0].details;
+    const machine = { cpus: availableParallelism(), totalMemory: totalmem(), freeMemory: freemem() };
+    expect(d.workers).toBe(workersFor(25, workerSettings(machine)));
     expect(d.workers).toBe(Math.min(2, availableParallelism()));
     expect(d.changed).toHaveLength(25);
   }, 60_000);

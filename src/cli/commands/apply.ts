@@ -7,7 +7,7 @@ import type { RunInput } from "../../runner/types.js";
 import type { CommandSpec, Invocation } from "../command.js";
 import { executeWithOutputs } from "../execute.js";
 import { APPLY_OPTIONS } from "../options.js";
-import { cacheWorld, changedScope, decisionsOf, outputExcludes, type RunArgs } from "./run.js";
+import { cacheWorld, changedScope, machineWorld, decisionsOf, outputExcludes, type RunArgs } from "./run.js";
 import { displayPath } from "../../util/inside.js";
 
 interface ApplyArgs extends RunArgs {
@@ -41,7 +41,12 @@ export const applyCommand: CommandSpec<ApplyArgs> = {
     const [{ createPlanGate, missingActions }, { Workspace }] = await Promise.all([import("../../plan/gate.js"), import("../../workspace/workspace.js")]);
     const { gate, seen } = createPlanGate(checked.info);
     const input = await applyInput(args, checked, invocation);
-    const world = { cwd: checked.cwd, displayBase: process.cwd(), ...(await cacheWorld(args, checked.cwd, invocation.env)) };
+    const world = {
+      cwd: checked.cwd,
+      displayBase: process.cwd(),
+      ...(await cacheWorld(args, checked.cwd, invocation.env)),
+      ...(await machineWorld(invocation.env)),
+    };
     return executeWithOutputs({ input, world, gate }, args, invocation, {
       finish: async (report: Report) => {
         const missing = await missingActions(checked.info, seen, new Workspace({ root: checked.cwd }));

@@ -93,7 +93,7 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
   };
-  return { input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd, invocation.env)) } };
+  return { input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd, invocation.env)), ...(await machineWorld(invocation.env)) } };
 }
 
 /** A file named on the command line that does not exist is a typo, not "nothing to change". */
@@ -135,6 +135,13 @@ export async function changedScope(ref: string, source: RecipeSource & { exact?:
       `tollgate: --changed-since ${ref}: the recipe's inputs changed (${inputs.slice(0, 5).join(", ")}${inputs.length > 5 ? ", …" : ""}): every file is in scope\n`,
     );
   return changed;
+}
+
+/** What the machine holds for the jscodeshift workers (CPUs, memory), and the user's choices of them. */
+export async function machineWorld(env: NodeJS.ProcessEnv): Promise<Pick<RunWorld, "jscodeshift">> {
+  const [os, { workerSettings }] = await Promise.all([import("node:os"), import("../../tools/jscodeshift/workers.js")]);
+  const machine = { cpus: os.availableParallelism(), totalMemory: os.totalmem(), freeMemory: os.freemem() };
+  return { jscodeshift: workerSettings(machine, { workers: env.TOLLGATE_JSCODESHIFT_WORKERS, execArgv: process.execArgv, nodeOptions: env.NODE_OPTIONS }) };
 }
 
 /** `--cache`: the result cache the structural tools consult; its MAC key from TOLLGATE_CACHE_KEY when set. */

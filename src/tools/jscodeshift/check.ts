@@ -1,36 +1,31 @@
 /**
- * What can be known about a `jscodeshift` step before a run (`validate`): the
- * transform module resolves, and it loads and exports a function. It is loaded in a worker
- * process, never called; that worker keeps it for the run's step.
+ * What can be known about a `jscodeshift` step before a run: the transform module (already
+ * resolved) loads and exports a function. It is loaded in a worker process, never called; that
+ * worker keeps it for the run's step.
  */
-import type { Issue } from "../../errors.js";
-import { resolveTransform } from "./resolve.js";
-import { messageOf } from "../../util/thrown.js";
+import type { CheckIssue } from "../../domain/types.js";
+import type { TransformPool } from "./pool.js";
+import type { ResolvedTransform } from "./resolve.js";
 
-/**
- * `countFiles` (optional) counts the files the step will transform, while the transform loads:
- * a step over enough files for more workers gets them started now (ready when it runs).
- */
+/** Workers started early for a step over many files: how many its file count calls for, and that count. */
+interface Prewarm {
+  workers(files: number): number;
+  countFiles(): Promise<number>;
+}
+
 export async function checkTransform(
-  spec: unknown,
-  recipeDir: string,
+  pool: TransformPool,
+  spec: string,
+  mod: ResolvedTransform,
   root: string,
-  fileTimeoutMs?: number,
-  countFiles?: () => Promise<number>,
-): Promise<Issue[]> {
-  if (typeof spec !== "string") return []; // the schema check has reported it
-  let mod;
-  try {
-    mod = resolveTransform(spec, recipeDir, root);
-  } catch (err) {
-    return [{ message: messageOf(err) }];
-  }
-  const { sharedPool, workersFor } = await import("./pool.js");
+  fileTimeoutMs: number | undefined,
+  prewarm?: Prewarm,
+): Promise<CheckIssue[]> {
   const timeout = typeof fileTimeoutMs === "number" && fileTimeoutMs >= 1 ? fileTimeoutMs : undefined;
-  const loading = sharedPool().load(mod, root, timeout);
-  const counted = countFiles?.().then(
+  const loading = pool.load(mod, root, timeout);
+  const counted = prewarm?.countFiles().then(
     (n) => {
-      if (workersFor(n) > 1) sharedPool().prewarm(mod, root, workersFor(n), timeout);
+      if (prewarm.workers(n) > 1) pool.prewarm(mod, root, prewarm.workers(n), timeout);
     },
     () => {},
   );

@@ -3,8 +3,8 @@
  * the `jscodeshift` tool: nothing here or in jscodeshift is imported at start-up.
  *
  * Contracts:
- * - A bounded number of workers (defaultThreads: memory bounds it), fewer for few files
- *   (workersFor). The worker a transform was checked in waits for its step (unref'd: it never
+ * - The number of workers and their flags are the caller's (./workers.ts: the CPUs within a
+ *   memory budget), fewer for few files. The worker a transform was checked in waits for its step (unref'd: it never
  *   keeps the process alive, and exits when tollgate does, as its IPC channel closes); a step's
  *   workers end with the step, and it waits for them to exit (close()). A worker left with no
  *   file to take is closed at once (its exit overlaps the other workers' last files; a file
@@ -23,11 +23,11 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fork, type ChildProcess } from "node:child_process";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
+import type { FileOutcome } from "./outcomes.js";
 import { messageOf } from "../../util/thrown.js";
 
 const nodeRequire = createRequire(import.meta.url);
@@ -86,62 +86,6 @@ function workerScript(): string {
   return found;
 }
 
-/**
- * A worker's Node flags: tollgate's own (as fork's default), plus two the user did not choose
- * (in flags or NODE_OPTIONS):
- * - a young generation of 8 MiB semi-spaces instead of V8's 16: a worker's garbage is one file's
- *   AST at a time, so a smaller young generation lowers the process tree's peak at no cost in time;
- * - `--single-threaded` (no GC helper or background compiler threads) when the workers fill
- *   every CPU (`fillsCpus`): those threads then only take CPU from the other worker; where CPUs
- *   are left over, the helper threads use them and the flag is not added.
- */
-export function workerExecArgv(
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions = process.env.NODE_OPTIONS ?? "",
-  fillsCpus = workersFillCpus(),
-): string[] {
-  const chosen = (flag: RegExp) => [...execArgv, nodeOptions].some((a) => flag.test(a));
-  const out = [...execArgv];
-  if (!chosen(/--max[-_]semi[-_]space[-_]size/)) out.push("--max-semi-space-size=8");
-  if (fillsCpus && !chosen(/--(?:no[-_])?single[-_]threaded/)) out.push("--single-threaded");
-  return out;
-}
-
-function cpuCount(): number {
-  return typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
-}
-
-/** Whether a step's default number of workers leaves no CPU idle. */
-export function workersFillCpus(): boolean {
-  return defaultThreads() >= cpuCount();
-}
-
-/**
- * Worker processes at most: one per CPU, at most 2 (env TOLLGATE_JSCODESHIFT_WORKERS overrides).
- * The main process only feeds them (it cannot run transforms: the Babel hook must not touch
- * it), so a worker per CPU keeps every core busy; each holds recast, the transform and a file's
- * AST (and Babel when a module must be compiled), and two keep a run within its memory bound.
- */
-export function defaultThreads(): number {
-  const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
-  if (env !== undefined && env.trim() !== "" && Number.isFinite(Number(env))) return Math.max(1, Math.floor(Number(env)));
-  return Math.max(1, Math.min(cpuCount(), 2));
-}
-
-/**
- * Files a worker must have to be worth starting (a worker costs about as much CPU as ten files of
- * typical React code): a step over a few files runs in the one worker its transform was checked in.
- */
-export const FILES_PER_WORKER = 10;
-
-/** Workers for a step over `files` files: defaultThreads(), fewer for few files (an explicit env setting is taken as is). */
-export function workersFor(files: number): number {
-  const max = defaultThreads();
-  const env = process.env.TOLLGATE_JSCODESHIFT_WORKERS;
-  if (env !== undefined && env.trim() !== "") return Math.max(1, Math.min(max, files));
-  return Math.max(1, Math.min(max, Math.floor(files / FILES_PER_WORKER)));
-}
-
 /** Default of the step's `fileTimeout`: milliseconds a transform may take over one file. */
 export const DEFAULT_FILE_TIMEOUT_MS = 30_000;
 /** Loading a transform (Babel may compile it and its imports afresh) gets at least this long. */
@@ -192,9 +136,10 @@ class Slot {
     script: string,
     jscodeshiftWorker: string,
     readonly cwd: string,
+    execArgv: readonly string[],
     onDeath: (slot: Slot) => void,
   ) {
-    this.child = fork(script, [jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"], execArgv: workerExecArgv() });
+    this.child = fork(script, [jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"], execArgv: [...execArgv] });
     track(this.child);
     this.child.on("message", (reply: LoadReply | RunReply) => {
       const p = this.pending.get(reply.id);
@@ -291,7 +236,7 @@ export interface PoolFile {
   read(): Promise<string>;
 }
 
-export type FileOutcome = RunReply | { type: "unreadable"; id: number; error: string };
+export type { FileOutcome } from "./outcomes.js";
 
 export interface RunSettings {
   /** The workspace root: the workers' working directory. */
@@ -306,8 +251,12 @@ function loadTimeout(fileTimeoutMs: number): number {
   return Math.max(fileTimeoutMs, MIN_LOAD_TIMEOUT_MS);
 }
 
+/** Workers that run one tool's transforms (a recipe's jscodeshift steps share its warm workers). */
 export class TransformPool {
   readonly #slots: Slot[] = [];
+  /** `execArgv`: every worker's Node flags (./workers.ts). */
+  constructor(readonly execArgv: readonly string[]) {}
+
   /** Exits of closed workers not yet waited for (close() waits for them). */
   readonly #closing = new Set<Promise<void>>();
   #nextId = 0;
@@ -316,7 +265,7 @@ export class TransformPool {
 
   #spawn(cwd: string): Slot {
     this.#script ??= workerScript();
-    const slot = new Slot(this.#script, this.#jscodeshiftWorker, cwd, (s) => {
+    const slot = new Slot(this.#script, this.#jscodeshiftWorker, cwd, this.execArgv, (s) => {
       const i = this.#slots.indexOf(s);
       if (i !== -1) this.#slots.splice(i, 1);
     });
@@ -535,12 +484,4 @@ export class TransformPool {
     for (const s of this.#slots.splice(0)) this.#release(s);
     await Promise.all([...this.#closing]);
   }
-}
-
-let shared: TransformPool | undefined;
-
-/** One pool per process: a recipe's jscodeshift steps share warm workers. */
-export function sharedPool(): TransformPool {
-  shared ??= new TransformPool();
-  return shared;
 }

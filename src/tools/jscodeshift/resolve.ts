@@ -9,7 +9,7 @@ import path from "node:path";
 
 const TRANSFORM_EXTENSIONS = [".js", ".cjs", ".mjs", ".jsx", ".ts", ".tsx", ".es6"];
 
-interface ResolvedTransform {
+export interface ResolvedTransform {
   /** Absolute path of the module file. */
   file: string;
   /** Cache key for loaded modules: a changed file is loaded afresh. */
