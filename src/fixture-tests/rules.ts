@@ -10,7 +10,7 @@
  * `inside`/`has`/... matched), so snapshots are compared on `fixed` and the primary labels, and
  * the snapshots tollgate writes hold primary labels and those a rule's `labels` names.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isSeq, stringify, type Node } from "yaml";
 import { InputError, type Issue } from "../errors.js";
@@ -21,6 +21,7 @@ import { loadRuleSet, napiConfigOf, readProjectConfig, yamlDocuments } from "../
 import type { ProjectConfig, ScanRule } from "../tools/scan/types.js";
 import { messageOf } from "../util/thrown.js";
 import { displayPath } from "../util/inside.js";
+import { writeFileAtomicText } from "../workspace/output-file.js";
 
 /**
  * A test whose id names no rule is skipped, as `ast-grep test` skips it ("Configuration not
@@ -336,23 +337,25 @@ export async function runRuleTests(options: RuleTestOptions): Promise<RuleTestRu
     results.push(r);
     options.onResult?.(r);
   }
-  for (const [id, changed] of updates) writeSnapshot(id, changed, snapshots.get(id), snapshotDirs[0]!);
+  for (const [id, changed] of updates) await writeSnapshot(id, changed, snapshots.get(id), snapshotDirs[0]!);
   return done(results);
 }
 
-/** Writes `<snapshotDir>/<id>-snapshot.yml` (ast-grep's layout), keeping other cases' snapshots. */
-function writeSnapshot(
+/**
+ * Writes `<snapshotDir>/<id>-snapshot.yml` (ast-grep's layout), keeping other cases' snapshots;
+ * atomically, so an interrupted `--update` leaves the previous snapshot file whole.
+ */
+async function writeSnapshot(
   id: string,
   changed: Map<string, Snapshot>,
   existing: { file: string; snapshots: Map<string, Snapshot> } | undefined,
   dir: string,
-): void {
+): Promise<void> {
   const all = new Map(existing?.snapshots ?? []);
   for (const [k, v] of changed) all.set(k, v);
   const sorted = Object.fromEntries([...all.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const file = existing?.file ?? path.join(dir, `${id}-snapshot.yml`);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, stringify({ id, snapshots: sorted }, { lineWidth: 0 }));
+  await writeFileAtomicText(file, stringify({ id, snapshots: sorted }, { lineWidth: 0 }), "the snapshot");
 }
 
 /** ast-grep test's per-rule line: `PASS id  ..W.` (one mark per case: valid cases first). */

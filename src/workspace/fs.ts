@@ -45,69 +45,74 @@ function writeAll(fd: number, buf: Uint8Array): void {
  * The real filesystem. Every operation is a few system calls on one file, made synchronously:
  * an apply waits for each of them anyway, and a round trip through libuv's thread pool (and the
  * promise machinery around it) costs more than the call itself. So that timers and signal handlers still run during
- * a long apply, the event loop is given a turn every few milliseconds (`breathe`). Reads refuse
+ * a long apply, the event loop is given a turn every few milliseconds (`breathe`, one pace per
+ * instance: a run makes its own). Reads refuse
  * FIFOs and devices without blocking on them (util/regular.ts); new files are made with O_EXCL.
  */
-export const nodeWorkspaceFs: WorkspaceFs = {
-  // Regular files only: a FIFO would block the read, a device never end it.
-  readFile: async (abs) => {
-    await breathe();
-    return readRegularFileSync(abs);
-  },
-  stat: async (abs) => statSync(abs),
-  async writeNew(abs, data, options = {}) {
-    await breathe();
-    const fd = openSync(abs, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, options.mode ?? 0o666);
-    try {
-      if (typeof data === "string") writeAll(fd, Buffer.from(data, "utf8"));
-      else if (data instanceof Uint8Array) writeAll(fd, data);
-      else {
-        // Small pieces are gathered; a large one (a file's base64) is written as it is.
-        let pending: string[] = [];
-        let size = 0;
-        const flush = () => {
-          if (size > 0) writeAll(fd, Buffer.from(pending.length === 1 ? pending[0]! : pending.join(""), "utf8"));
-          pending = [];
-          size = 0;
-        };
-        for (const chunk of data) {
-          if (chunk.length >= WRITE_BATCH) {
-            flush();
-            writeAll(fd, Buffer.from(chunk, "utf8"));
-            await breathe();
-            continue;
+export function createNodeWorkspaceFs(): WorkspaceFs {
+  const breathe = breather();
+  return {
+    // Regular files only: a FIFO would block the read, a device never end it.
+    readFile: async (abs) => {
+      await breathe();
+      return readRegularFileSync(abs);
+    },
+    stat: async (abs) => statSync(abs),
+    async writeNew(abs, data, options = {}) {
+      await breathe();
+      const fd = openSync(abs, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, options.mode ?? 0o666);
+      try {
+        if (typeof data === "string") writeAll(fd, Buffer.from(data, "utf8"));
+        else if (data instanceof Uint8Array) writeAll(fd, data);
+        else {
+          // Small pieces are gathered; a large one (a file's base64) is written as it is.
+          let pending: string[] = [];
+          let size = 0;
+          const flush = () => {
+            if (size > 0) writeAll(fd, Buffer.from(pending.length === 1 ? pending[0]! : pending.join(""), "utf8"));
+            pending = [];
+            size = 0;
+          };
+          for (const chunk of data) {
+            if (chunk.length >= WRITE_BATCH) {
+              flush();
+              writeAll(fd, Buffer.from(chunk, "utf8"));
+              await breathe();
+              continue;
+            }
+            pending.push(chunk);
+            size += chunk.length;
+            if (size >= WRITE_BATCH) {
+              flush();
+              await breathe();
+            }
           }
-          pending.push(chunk);
-          size += chunk.length;
-          if (size >= WRITE_BATCH) {
-            flush();
-            await breathe();
-          }
+          flush();
         }
-        flush();
+        if (options.mode !== undefined) fchmodSync(fd, options.mode);
+        if (options.flush) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
       }
-      if (options.mode !== undefined) fchmodSync(fd, options.mode);
-      if (options.flush) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  },
-  rename: async (from, to) => renameSync(from, to),
-  unlink: async (abs) => unlinkSync(abs),
-  mkdir: async (abs) => {
-    mkdirSync(abs);
-  },
-  rmdir: async (abs) => rmdirSync(abs),
-};
-
-let lastTurn = 0;
+    },
+    rename: async (from, to) => renameSync(from, to),
+    unlink: async (abs) => unlinkSync(abs),
+    mkdir: async (abs) => {
+      mkdirSync(abs);
+    },
+    rmdir: async (abs) => rmdirSync(abs),
+  };
+}
 
 /** Lets the event loop turn (timers, signals, output) when it has not for a few milliseconds. */
-async function breathe(): Promise<void> {
-  const now = performance.now();
-  if (now - lastTurn < 8) return;
-  lastTurn = now;
-  await new Promise<void>((resolve) => setImmediate(resolve));
+function breather(): () => Promise<void> {
+  let lastTurn = 0;
+  return async () => {
+    const now = performance.now();
+    if (now - lastTurn < 8) return;
+    lastTurn = now;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
 }
 
 /**

@@ -195,14 +195,15 @@ export function journalProblems(root: string, info: JournalInfo, isProtected: (r
   const problems: string[] = [];
   const rel = `${STATE_DIR}/${JOURNAL_FILE}`;
   if (gitTracks(root, rel)) problems.push(`it is tracked by git (a committed file, not one a run left)`);
-  if (!info.nonce || readRecord(realRoot(root)) !== info.nonce) {
+  const rroot = realRoot(root);
+  if (!info.nonce || readRecord(rroot) !== info.nonce) {
     problems.push(`it was not written by tollgate on this machine (no matching record under ${recordDir()})`);
   }
   const check = (p: string, what: string) => {
     if (isAlwaysProtected(p)) return problems.push(`${what} ${p} is inside .git/ or .tollgate/`);
     if (isProtected(p)) return problems.push(`${what} ${p} is protected by the policy`);
     try {
-      const c = containPath(root, p);
+      const c = containPath(root, p, rroot);
       if (c.realRel !== p) problems.push(`${what} ${p} now resolves elsewhere (${c.realRel}) through a symlink`);
     } catch (err) {
       if (!(err instanceof BlockedError)) throw err;

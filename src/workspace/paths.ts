@@ -31,20 +31,10 @@ function realpathLoose(abs: string): { real: string; dangling?: string } {
   }
 }
 
-const realRoots = new Map<string, string>();
-
-/** realpath of a workspace root (cached: roots do not move during a run). */
+/** realpath of a workspace root (the tree view keeps it: roots do not move during a run). */
 export function realRoot(root: string): string {
-  const resolved = path.resolve(root);
-  let real = realRoots.get(resolved);
-  if (real === undefined) {
-    real = realpathLoose(resolved).real;
-    realRoots.set(resolved, real);
-  }
-  return real;
+  return realpathLoose(path.resolve(root)).real;
 }
-
-const caseInsensitive = new Map<string, boolean>();
 
 /**
  * Whether the filesystem holding `root` ignores case (macOS, Windows defaults): the root path
@@ -52,15 +42,10 @@ const caseInsensitive = new Map<string, boolean>();
  */
 export function isCaseInsensitiveFs(root: string): boolean {
   const real = realRoot(root);
-  let known = caseInsensitive.get(real);
-  if (known === undefined) {
-    const swapped = Array.from(real)
-      .map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()))
-      .join("");
-    known = swapped !== real && existsSync(swapped);
-    caseInsensitive.set(real, known);
-  }
-  return known;
+  const swapped = Array.from(real)
+    .map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()))
+    .join("");
+  return swapped !== real && existsSync(swapped);
 }
 
 export interface Contained {
@@ -77,15 +62,15 @@ export interface Contained {
 /**
  * Containment: maps a user path to where it really is inside `root`, or throws
  * BlockedError. Refused: NUL bytes, `..` or absolute paths leading out, symlinks (the file or
- * any parent) resolving outside the root, dangling symlinks, and the root itself.
+ * any parent) resolving outside the root, dangling symlinks, and the root itself. `rroot` is
+ * the root's realpath, when the caller keeps it.
  */
-export function containPath(root: string, userPath: string): Contained {
+export function containPath(root: string, userPath: string, rroot = realRoot(root)): Contained {
   if (typeof userPath !== "string" || userPath.length === 0) {
     throw new BlockedError(`Path is empty`, [String(userPath)]);
   }
   if (userPath.includes("\0")) throw new BlockedError(`Path contains a NUL byte: ${JSON.stringify(userPath)}`, [userPath]);
   const base = path.resolve(root);
-  const rroot = realRoot(base);
   const abs = path.resolve(base, userPath);
   const insideBase = isInside(base, abs);
   if (!insideBase && !isInside(rroot, abs)) {

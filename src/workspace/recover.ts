@@ -8,7 +8,7 @@ import { errnoOf } from "../util/errno.js";
 import { tempFileName, tempTag } from "./fs.js";
 import { acquireLock, isLockedByLiveRun, type WorkspaceLock } from "./lock.js";
 import { realRoot } from "./paths.js";
-import { Workspace, nodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
+import { Workspace, createNodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 import { toPosix } from "../util/inside.js";
 import { STATE_DIR } from "../util/state-dir.js";
 
@@ -42,7 +42,7 @@ export async function recover(
     onPlan?: (info: { restore: string[]; remove: string[]; dirs: string[]; pid: number; createdAt: string }) => void;
   } = {},
 ): Promise<RecoverResult> {
-  const fs = options.fs ?? nodeWorkspaceFs;
+  const fs = options.fs ?? createNodeWorkspaceFs();
   // Without a state directory there is nothing to recover, and nothing is created.
   if (!stateDirExists(root)) return { found: false, restored: [], removedTemps: [] };
   // The lock before the journal: a live run's journal is its own (half-way through a rewrite,

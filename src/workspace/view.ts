@@ -6,7 +6,7 @@ import { memorySpill, type SpillStore } from "../spill/store.js";
 import { sha256 } from "../util/hash.js";
 import { applyEdits, buildChange, editBetween } from "./change.js";
 import { errnoOf } from "../util/errno.js";
-import { nodeWorkspaceFs, type WorkspaceFs } from "./fs.js";
+import { createNodeWorkspaceFs, type WorkspaceFs } from "./fs.js";
 import { globMatcher } from "../policy/glob.js";
 import { containPath, isAlwaysProtected, isCaseInsensitiveFs, realRoot, type Contained } from "./paths.js";
 import { editsReproduce } from "./rebase.js";
@@ -79,7 +79,7 @@ export class TreeView {
   constructor(options: TreeViewOptions) {
     this.root = path.resolve(options.root);
     this.realRoot = realRoot(this.root);
-    this.fs = options.fs ?? nodeWorkspaceFs;
+    this.fs = options.fs ?? createNodeWorkspaceFs();
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.spill = options.spill ?? memorySpill();
     const protect = options.protect ?? [];
@@ -90,7 +90,7 @@ export class TreeView {
 
   /** Absolute and workspace-relative form of a path; throws BlockedError when outside. */
   contain(userPath: string): Contained {
-    return containPath(this.root, userPath);
+    return containPath(this.root, userPath, this.realRoot);
   }
 
   isProtected(rel: string): boolean {

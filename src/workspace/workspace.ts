@@ -2,7 +2,7 @@ import type { FileChange } from "../domain/types.js";
 import { RunTransaction, type TransactionOptions } from "./transaction.js";
 import { TreeView, type TreeViewOptions } from "./view.js";
 
-export { nodeWorkspaceFs, tempFileName, tempTag, type WorkspaceFs } from "./fs.js";
+export { createNodeWorkspaceFs, tempFileName, tempTag, type WorkspaceFs } from "./fs.js";
 export { RollbackError, RolledBackError, RunTransaction, type ActionEnd, type ActionTransaction } from "./transaction.js";
 export { TreeView, type ReadResult, type StageInput } from "./view.js";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { journalPath } from "../../src/workspace/journal.js";
-import { nodeWorkspaceFs, Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
+import { createNodeWorkspaceFs, Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
 import { CLI } from "../helpers/testdir.js";
 import { cleanupTempDirs, snapshotTree, tempDir } from "../workspace/helpers.js";
 
@@ -96,10 +96,10 @@ describe("a rollback restores only what the action actually wrote", () => {
   // modelled with the workspace's own injectable fs, refusing every new file under src/ (EACCES)
   // as the kernel does for other users. The same on disk is checked below when not root.
   const readOnlySrc = (root: string): WorkspaceFs => ({
-    ...nodeWorkspaceFs,
+    ...createNodeWorkspaceFs(),
     writeNew: async (abs, data, options) => {
       if (abs.startsWith(path.join(root, "src") + path.sep)) throw Object.assign(new Error(`EACCES: permission denied, open '${abs}'`), { code: "EACCES" });
-      return nodeWorkspaceFs.writeNew(abs, data, options);
+      return createNodeWorkspaceFs().writeNew(abs, data, options);
     },
   });
 

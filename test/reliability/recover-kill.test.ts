@@ -45,12 +45,12 @@ interface Kill {
  * SIGKILLs itself at that mutating operation. Prints `DONE <ops>` when it was not killed.
  */
 const CHILD = `
-const [{ Workspace, nodeWorkspaceFs, recover }] = await Promise.all([import(${JSON.stringify(path.join(REPO, "dist/workspace/index.js"))})]);
+const [{ Workspace, createNodeWorkspaceFs, recover }] = await Promise.all([import(${JSON.stringify(path.join(REPO, "dist/workspace/index.js"))})]);
 const { mode, root, kill, edits } = JSON.parse(process.env.CRASH_CASE);
 const MUTATING = ["writeNew", "rename", "unlink", "mkdir", "rmdir"];
 let n = 0;
 const die = () => process.kill(process.pid, "SIGKILL");
-const fs = Object.fromEntries(Object.entries(nodeWorkspaceFs).map(([name, fn]) => [name, async (...args) => {
+const fs = Object.fromEntries(Object.entries(createNodeWorkspaceFs()).map(([name, fn]) => [name, async (...args) => {
   if (!MUTATING.includes(name) || !kill || ++n !== kill.at) return fn(...args);
   if (kill.when === "before") die();
   if (kill.when === "partial" && name === "writeNew") {

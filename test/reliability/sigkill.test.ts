@@ -20,10 +20,10 @@ function tree(root: string) {
 /** A child that takes the lock and applies one action of FILES modifies + 2 creates + 1 delete, slowly. */
 function applier(root: string, atomic: boolean) {
   return spawnScript(`
-    const { Workspace, nodeWorkspaceFs, startRun } = await load("src/workspace/index.ts");
+    const { Workspace, createNodeWorkspaceFs, startRun } = await load("src/workspace/index.ts");
     // A slow disk that renames and unlinks one at a time (the apply issues several at once).
     let queue = Promise.resolve();
-    const slow = Object.fromEntries(Object.entries(nodeWorkspaceFs).map(([k, fn]) => [k, async (...a) => {
+    const slow = Object.fromEntries(Object.entries(createNodeWorkspaceFs()).map(([k, fn]) => [k, async (...a) => {
       if (k === "rename" || k === "unlink") {
         const turn = queue.then(() => new Promise((r) => setTimeout(r, 60)));
         queue = turn;

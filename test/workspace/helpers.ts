@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { nodeWorkspaceFs, type Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
+import { createNodeWorkspaceFs, type Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
 import { sha256 } from "../../src/workspace/text.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -70,7 +70,7 @@ export interface FaultPlan {
 export const MUTATING: ReadonlyArray<keyof WorkspaceFs> = ["writeNew", "rename", "unlink", "mkdir", "rmdir"];
 
 /** A real fs that fails chosen operations with EIO, and counts what it was asked to do. */
-export function faultyFs(plan: FaultPlan | undefined, base: WorkspaceFs = nodeWorkspaceFs) {
+export function faultyFs(plan: FaultPlan | undefined, base: WorkspaceFs = createNodeWorkspaceFs()) {
   const ops = plan?.ops ?? MUTATING;
   let n = 0;
   let failed = 0;

@@ -6,7 +6,7 @@ import { journalPath } from "../../src/workspace/journal.js";
 import { readRecord } from "../../src/workspace/journal-record.js";
 import { realRoot } from "../../src/workspace/paths.js";
 import { recover } from "../../src/workspace/recover.js";
-import { RollbackError, RolledBackError, Workspace, nodeWorkspaceFs } from "../../src/workspace/workspace.js";
+import { RollbackError, RolledBackError, Workspace, createNodeWorkspaceFs } from "../../src/workspace/workspace.js";
 import { cleanupTempDirs, faultyFs, tempDir, writeTree } from "./helpers.js";
 
 afterAll(cleanupTempDirs);
@@ -122,10 +122,10 @@ describe("the journal's record written ahead (prepare … close)", () => {
       const seen: Array<string | null> = [];
       // At every user-file rename, the journal's nonce must already be the recorded one.
       const fs = {
-        ...nodeWorkspaceFs,
+        ...createNodeWorkspaceFs(),
         rename: async (from: string, to: string) => {
           if (!to.endsWith("journal.json")) seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(realRoot(root)) ? "ok" : null);
-          return nodeWorkspaceFs.rename(from, to);
+          return createNodeWorkspaceFs().rename(from, to);
         },
       };
       const ws = new Workspace({ root, fs });
