@@ -11,6 +11,7 @@ import type { Session } from "../session/session.js";
 import type { StagedAction, Tool } from "../domain/types.js";
 import type { Workspace, WorkspaceFs } from "../workspace/workspace.js";
 import type { WorkerSettings } from "../tools/jscodeshift/workers.js";
+import type { AstTuning } from "../tools/ast/pool.js";
 
 /** What to run: the recipe, the policy and what the user asked for. Plain data. */
 export interface RunInput {
@@ -64,6 +65,8 @@ export interface RunWorld {
    * (workerSettings in tools/jscodeshift/workers.ts). Absent: one worker.
    */
   jscodeshift?: WorkerSettings | undefined;
+  /** How ast_grep, ast_edit and ast_scan may use the machine (threads, forced collections); absent: automatic. */
+  ast?: AstTuning | undefined;
 }
 
 /** Who approved an action, and how (the report's `approval`). */

@@ -296,6 +296,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const search = await runSearch({
         onUpdate,
         cache: host.cache,
+        tuning: host.ast,
         toolName: "ast_edit",
         root: host.workspace.root,
         pats,

@@ -83,6 +83,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       const search = await runSearch({
         onUpdate,
         cache: host.cache,
+        tuning: host.ast,
         toolName: "ast_grep",
         root: host.workspace.root,
         pats,

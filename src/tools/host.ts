@@ -5,6 +5,7 @@ import type { PendingAction } from "../domain/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { FileScope } from "../scope.js";
 import type { WorkerSettings } from "./jscodeshift/workers.js";
+import type { AstTuning } from "./ast/pool.js";
 
 export { outsideScope, type FileScope } from "../scope.js";
 
@@ -24,4 +25,6 @@ export interface ToolHost {
   cache?: ResultCache | undefined;
   /** How many jscodeshift workers a step may start, and their Node flags (absent: one worker). */
   jscodeshift?: WorkerSettings | undefined;
+  /** How the structural tools may use the machine (threads, forced collections); absent: automatic. */
+  ast?: AstTuning | undefined;
 }

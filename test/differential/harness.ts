@@ -49,18 +49,6 @@ export interface LanguageRun {
   verdict: Verdict;
 }
 
-/** Runs `f` with TOLLGATE_AST_THREADS set (the engine's switch for its thread pool). */
-async function withThreads<T>(threads: string, f: () => Promise<T>): Promise<T> {
-  const before = process.env.TOLLGATE_AST_THREADS;
-  process.env.TOLLGATE_AST_THREADS = threads;
-  try {
-    return await f();
-  } finally {
-    if (before === undefined) delete process.env.TOLLGATE_AST_THREADS;
-    else process.env.TOLLGATE_AST_THREADS = before;
-  }
-}
-
 const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
 
 async function parser(l: CorpusLang): Promise<(text: string) => SgRoot> {
@@ -206,7 +194,11 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
   const grep = await makeHost(matchDir).call("ast_grep", { pat: patterns.map((g) => g.pattern), lang: l.lang, limit: 10_000_000 });
   const tgAll = grep.details.matches as Array<TgMatch & { pattern: string }>;
   // The same call with the work forced into the pool's threads (whole files matched in napi's threads).
-  const pooled = await withThreads("2", () => makeHost(matchDir).call("ast_grep", { pat: patterns.map((g) => g.pattern), lang: l.lang, limit: 10_000_000 }));
+  const pooled = await makeHost(matchDir, {}, { ast: { threads: 2 } }).call("ast_grep", {
+    pat: patterns.map((g) => g.pattern),
+    lang: l.lang,
+    limit: 10_000_000,
+  });
   const tgPooled = pooled.details.matches as Array<TgMatch & { pattern: string }>;
   const cliAll = scanPatterns(
     matchDir,

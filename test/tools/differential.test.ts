@@ -39,19 +39,6 @@ function sg(args: string[], cwd: string) {
   return r.stdout;
 }
 
-/** Runs `f` with TOLLGATE_AST_THREADS set to `threads` (unset: the default). */
-async function withThreads<T>(threads: string | undefined, f: () => Promise<T>): Promise<T> {
-  const before = process.env.TOLLGATE_AST_THREADS;
-  if (threads === undefined) delete process.env.TOLLGATE_AST_THREADS;
-  else process.env.TOLLGATE_AST_THREADS = threads;
-  try {
-    return await f();
-  } finally {
-    if (before === undefined) delete process.env.TOLLGATE_AST_THREADS;
-    else process.env.TOLLGATE_AST_THREADS = before;
-  }
-}
-
 const name = (c: Case) =>
   `${c.refused ? "refused: " : ""}${c.lang} ${c.file}: ${JSON.stringify(c.pat)}${c.sel ? ` sel ${c.sel}` : ""}${c.out !== undefined ? ` -> ${JSON.stringify(c.out)}` : ""}${c.crlf ? " (CRLF)" : ""}`;
 
@@ -91,11 +78,11 @@ describe("differential: tollgate vs the ast-grep CLI", () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { text: string; range: { start: { line: number; column: number } } })
       .map((m) => `${m.range.start.line + 1}:${m.range.start.column + 1}:${m.text}`);
-    const t = makeHost(tgDir);
     // Both ways of matching: in this thread (a small run's) and, with threads forced, the pool's
     // (whole files matched in napi's own threads, native.ts; regions parsed off this thread).
-    for (const threads of [undefined, "2"]) {
-      const grep = await withThreads(threads, () => t.call("ast_grep", { pat: [c.pat], lang: c.lang, limit: 100000, ...(c.sel ? { sel: c.sel } : {}) }));
+    for (const threads of [undefined, 2]) {
+      const t = makeHost(tgDir, {}, threads === undefined ? {} : { ast: { threads } });
+      const grep = await t.call("ast_grep", { pat: [c.pat], lang: c.lang, limit: 100000, ...(c.sel ? { sel: c.sel } : {}) });
       const tg = (grep.details.matches as Array<{ line: number; col: number; text: string }>).map((m) => `${m.line}:${m.col}:${m.text}`);
       if (allow.has("syntax-errors")) {
         // Every CLI match is found, or skipped and listed with its position as resting on a
@@ -123,10 +110,10 @@ describe("differential: tollgate vs the ast-grep CLI", () => {
         if (readFileSync(path.join(cliDir, c.file), "utf8") === before) break;
       }
     }
-    for (const threads of [undefined, "2"]) {
+    for (const threads of [undefined, 2]) {
       writeFileSync(path.join(tgDir, c.file), source);
-      const t = makeHost(tgDir);
-      const edit = await withThreads(threads, () => t.call("ast_edit", { ops: [{ pat: c.pat, out: c.out }], lang: c.lang, ...(c.sel ? { sel: c.sel } : {}) }));
+      const t = makeHost(tgDir, {}, threads === undefined ? {} : { ast: { threads } });
+      const edit = await t.call("ast_edit", { ops: [{ pat: c.pat, out: c.out }], lang: c.lang, ...(c.sel ? { sel: c.sel } : {}) });
       if (t.actions.length > 0) await t.actions[0]!.apply("differential");
       let want = readFileSync(path.join(cliDir, c.file), "utf8");
       let got = readFileSync(path.join(tgDir, c.file), "utf8");

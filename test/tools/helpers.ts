@@ -6,6 +6,7 @@ import { createExec } from "../../src/subprocess.js";
 import type { AgentToolResult, FileChange, PendingAction, Tool, ToolExecContext } from "../../src/domain/types.js";
 import { joinText } from "../../src/domain/types.js";
 import type { FileScope, ToolHost } from "../../src/tools/host.js";
+import type { AstTuning } from "../../src/tools/ast/pool.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
@@ -17,10 +18,18 @@ export interface TestHost {
   call(name: string, params: unknown): Promise<{ text: string; details: any; result: AgentToolResult }>;
 }
 
-export function makeHost(root: string, scope: FileScope = {}, options: { maxFileBytes?: number } = {}): TestHost {
+export function makeHost(root: string, scope: FileScope = {}, options: { maxFileBytes?: number; ast?: AstTuning } = {}): TestHost {
   const actions: PendingAction[] = [];
   const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) });
-  const host: ToolHost = { cwd: root, workspace, push: (a) => actions.push(a), exec: createExec(root), scope, logger: silentLogger };
+  const host: ToolHost = {
+    cwd: root,
+    workspace,
+    push: (a) => actions.push(a),
+    exec: createExec(root),
+    scope,
+    logger: silentLogger,
+    ...(options.ast ? { ast: options.ast } : {}),
+  };
   const tools = builtinTools(host);
   const ctx: ToolExecContext = { cwd: root, stepId: "s", isIdle: () => true, hasQueuedMessages: () => false, abort: () => {} };
   const tool = (name: string) => {

@@ -1,4 +1,6 @@
 import path from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { InputError } from "../../errors.js";
 import type { PolicyDecision } from "../../policy/schema.js";
 import type { RecipeSource } from "../../changed/inputs.js";
@@ -96,6 +98,31 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
   return { input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd, invocation.env)), ...(await machineWorld(invocation.env)) } };
 }
 
+/**
+ * How the structural engine may use this machine: TOLLGATE_AST_THREADS caps the parses under
+ * way (0: all on the main thread; not a number: automatic), and the full collections that free
+ * dead syntax trees (V8's `gc`, exposed on first use).
+ */
+function astTuning(env: NodeJS.ProcessEnv): NonNullable<RunWorld["ast"]> {
+  const raw = env.TOLLGATE_AST_THREADS;
+  const n = raw !== undefined && raw.trim() !== "" ? Number(raw) : Number.NaN;
+  let collect: (() => void) | null | undefined;
+  const gc = () => {
+    collect ??= exposedGc();
+    collect?.();
+  };
+  return { ...(Number.isFinite(n) ? { threads: Math.max(0, Math.floor(n)) } : {}), gc };
+}
+
+function exposedGc(): (() => void) | null {
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    return vm.runInNewContext("gc") as () => void;
+  } catch {
+    return null;
+  }
+}
+
 /** A file named on the command line that does not exist is a typo, not "nothing to change". */
 async function checkFilesExist(files: readonly string[], cwd: string): Promise<void> {
   const { existsSync } = await import("node:fs");
@@ -138,10 +165,13 @@ export async function changedScope(ref: string, source: RecipeSource & { exact?:
 }
 
 /** What the machine holds for the jscodeshift workers (CPUs, memory), and the user's choices of them. */
-export async function machineWorld(env: NodeJS.ProcessEnv): Promise<Pick<RunWorld, "jscodeshift">> {
+export async function machineWorld(env: NodeJS.ProcessEnv): Promise<Pick<RunWorld, "jscodeshift" | "ast">> {
   const [os, { workerSettings }] = await Promise.all([import("node:os"), import("../../tools/jscodeshift/workers.js")]);
   const machine = { cpus: os.availableParallelism(), totalMemory: os.totalmem(), freeMemory: os.freemem() };
-  return { jscodeshift: workerSettings(machine, { workers: env.TOLLGATE_JSCODESHIFT_WORKERS, execArgv: process.execArgv, nodeOptions: env.NODE_OPTIONS }) };
+  return {
+    jscodeshift: workerSettings(machine, { workers: env.TOLLGATE_JSCODESHIFT_WORKERS, execArgv: process.execArgv, nodeOptions: env.NODE_OPTIONS }),
+    ast: astTuning(env),
+  };
 }
 
 /** `--cache`: the result cache the structural tools consult; its MAC key from TOLLGATE_CACHE_KEY when set. */

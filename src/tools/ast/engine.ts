@@ -17,13 +17,25 @@ import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
-import { ensureLanguages, langById } from "./langs.js";
+import { ensureLanguages, langById, type LangInfo } from "./langs.js";
 import { compileBytePrefilter, fixedTokens, type PrefilterSpec } from "./pattern.js";
 import { statementBoundaries } from "./regions.js";
 import { lastAtOrBefore } from "../../workspace/text.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
-import { collect, combine, opConfig, runRegex, traverse, type Combined, type EngineOp, type SgNode, type Walked } from "./traverse.js";
-import { parsedBytes } from "./reclaim.js";
+import {
+  collect,
+  combine,
+  opConfig,
+  runRegex,
+  traverse,
+  type Combined,
+  type EngineOp,
+  type Found,
+  type SgNode,
+  type TraverseOptions,
+  type Walked,
+} from "./traverse.js";
+import type { Reclaimer } from "./reclaim.js";
 import { Intervals } from "./intervals.js";
 import { messageOf } from "../../util/thrown.js";
 
@@ -132,7 +144,13 @@ const spanText = (text: string, [start, end]: [number, number]) => (start === 0 
  * comment; `traverse` flags the matches that rest on a syntax error.
  */
 export function matchText(napi: Napi, lang: string, text: string, job: Job): MatchResult {
-  const steps = matching(napi, lang, text, job);
+  ensureLanguages(napi, [lang]);
+  return matchTextHere(napi, lang, text, job);
+}
+
+/** matchText in a language already registered, each tree's source counted by `onParsed`. */
+function matchTextHere(napi: Napi, lang: string, text: string, job: Job, onParsed?: (bytes: number) => void): MatchResult {
+  const steps = matching(lang, text, job, false, onParsed);
   let step = steps.next();
   while (!step.done) step = steps.next((step.value as ParseSpans).map((span) => napi.parse(lang as never, spanText(text, span))));
   return step.value;
@@ -150,8 +168,9 @@ export async function matchTextAsync(
   job: Job,
   parse: AsyncParse = napiParseAsync(napi),
   find?: WholeFind,
+  onParsed?: (bytes: number) => void,
 ): Promise<MatchResult> {
-  const steps = matching(napi, lang, text, job, find !== undefined);
+  const steps = matching(lang, text, job, find !== undefined, onParsed);
   let step = steps.next();
   while (!step.done) {
     const request = step.value;
@@ -196,6 +215,17 @@ export function limitedParse(parse: AsyncParse, limit: number): AsyncParse {
 
 const isClean = (w: Walked) => w.errors.length === 0 && w.missing.length === 0;
 
+/** What the matching of one text needs besides the text: the job's ops and where parses are counted. */
+interface Matcher {
+  lang: string;
+  job: Job;
+  active: number[];
+  info: LangInfo;
+  options: TraverseOptions;
+  /** Source bytes whose trees were just traversed (a Reclaimer's parsedBytes), if counted. */
+  onParsed: (bytes: number) => void;
+}
+
 /**
  * The matching itself: yields the spans to parse and gets their trees back (see matchText);
  * with `wholeFinds`, the whole-file parse is asked for as a WholeRequest instead.
@@ -210,76 +240,130 @@ const isClean = (w: Walked) => w.errors.length === 0 && w.missing.length === 0;
  * parse's there. Errors holding a fixed token that no clean statement parse covers are the
  * result's `issues`: a match the CLI finds may be missing there.
  */
-function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds = false): Generator<Request, MatchResult, Reply> {
-  ensureLanguages(napi, [lang]);
+function* matching(
+  lang: string,
+  text: string,
+  job: Job,
+  wholeFinds = false,
+  onParsed: (bytes: number) => void = ignoreBytes,
+): Generator<Request, MatchResult, Reply> {
   const active = activeOps(text, job, lang);
   if (active.length === 0) return { matches: [], issues: [] };
   const info = langById(lang);
   const spec = job.prefilter?.[lang] ?? null;
   const options = { stringKinds: info.stringKinds, requirements: spec !== null && spec.length === job.ops.length ? spec : undefined };
-  // Source parsed is counted once its trees are traversed (reclaim.ts collects dead trees).
-  const walk = (root: SgRoot, start: number, end: number): Walked => {
-    const out = traverse(root.root(), job.ops, active, job.sel, start, options);
-    parsedBytes(end - start);
-    return out;
-  };
-  let w: Walked | undefined;
-  const c = wholeFinds ? wholeRule(job) : null;
-  if (c !== null) {
-    const nodes = (yield { whole: c }) as SgNode[] | null;
-    if (nodes !== null) {
-      w = collect(nodes, c, 0, options);
-      if (nodes.length > 0) parsedBytes(text.length);
-    }
-  }
-  if (w === undefined) {
-    const [root] = (yield [[0, text.length]]) as SgRoot[];
-    w = walk(root!, 0, text.length);
-  }
+  const m: Matcher = { lang, job, active, info, options, onParsed };
+  const w = yield* wholeWalk(m, text, wholeFinds);
   if (isClean(w)) return { matches: w.found.map((f) => f.match), issues: [] };
   const holds = tokenFinder(text, job, active, info);
   // A zero-width piece (an empty ERROR node) stands for the character at its place.
   const pieces = [...w.errors, ...w.missing.map(([, s, e]): [number, number] => [s, e])].map(([s, e]): [number, number] => [s, Math.max(e, s + 1)]);
-  const boundaries = lang === "TypeScript" ? statementBoundaries(text) : null;
-  // Only a statement whose text meets an op's prefilter requirement can hold a match of it: the
-  // others are neither parsed alone nor listed.
-  const spans: Array<[number, number]> = [];
-  const matchless: Array<[number, number]> = [];
-  for (const span of boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : []) {
-    (activeOps(text.slice(span[0], span[1]), job, lang).length > 0 ? spans : matchless).push(span);
-  }
-  const covered: Array<[number, number]> = [];
-  const recovered: RawMatch[] = [];
-  if (spans.length > 0) {
-    const roots = (yield spans) as SgRoot[];
-    for (const [k, span] of spans.entries()) {
-      // A statement that has an ERROR node alone too covers nothing: one look for the first
-      // ERROR (by kind, no node's text read) spares it the full walk.
-      if (roots[k]!.root().find({ rule: { kind: "ERROR" } }) !== null) {
-        parsedBytes(span[1] - span[0]);
-        continue;
-      }
-      const r = walk(roots[k]!, span[0], span[1]);
-      if (!isClean(r)) continue;
-      covered.push(span);
-      for (const f of r.found) recovered.push(f.match);
+  const { spans, matchless } = statementsToParse(m, text, pieces, holds);
+  const { covered, recovered } = spans.length > 0 ? statementWalks(m, spans, (yield spans) as SgRoot[]) : { covered: [], recovered: [] };
+  const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
+  return {
+    matches: mergedMatches(w.found, covered, recovered),
+    issues: issuesOf(m, text, pieces, quiet, holds),
+    hadErrors: w.errors.length > 0 || w.missing.length > 0,
+    ...(spans.length > 0 ? { regions: spans.length } : {}),
+  };
+}
+
+function ignoreBytes(): void {}
+
+/** A tree's walk, its source counted as parsed once traversed (a Reclaimer collects dead trees). */
+function walkRoot(m: Matcher, root: SgRoot, start: number, end: number): Walked {
+  const out = traverse(root.root(), m.job.ops, m.active, m.job.sel, start, m.options);
+  m.onParsed(end - start);
+  return out;
+}
+
+/** The whole text's walk: by napi's own threads when asked (`wholeFinds`) and available, else by a parse here. */
+function* wholeWalk(m: Matcher, text: string, wholeFinds: boolean): Generator<Request, Walked, Reply> {
+  const c = wholeFinds ? wholeRule(m.job) : null;
+  if (c !== null) {
+    const nodes = (yield { whole: c }) as SgNode[] | null;
+    if (nodes !== null) {
+      if (nodes.length > 0) m.onParsed(text.length);
+      return collect(nodes, c, 0, m.options);
     }
   }
+  const [root] = (yield [[0, text.length]]) as SgRoot[];
+  return walkRoot(m, root!, 0, text.length);
+}
+
+/**
+ * The top-level statements to parse alone (they overlap an error piece holding a fixed token and
+ * meet an op's prefilter requirement) and those that cannot hold a match (neither parsed alone
+ * nor listed).
+ */
+function statementsToParse(
+  m: Matcher,
+  text: string,
+  pieces: ReadonlyArray<[number, number]>,
+  holds: (start: number, end: number) => number,
+): { spans: Array<[number, number]>; matchless: Array<[number, number]> } {
+  const spans: Array<[number, number]> = [];
+  const matchless: Array<[number, number]> = [];
+  const boundaries = m.lang === "TypeScript" ? statementBoundaries(text) : null;
+  for (const span of boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : []) {
+    (activeOps(text.slice(span[0], span[1]), m.job, m.lang).length > 0 ? spans : matchless).push(span);
+  }
+  return { spans, matchless };
+}
+
+/** The statements whose own parse is clean (`covered`) and their matches. */
+function statementWalks(
+  m: Matcher,
+  spans: ReadonlyArray<[number, number]>,
+  roots: readonly SgRoot[],
+): { covered: Array<[number, number]>; recovered: RawMatch[] } {
+  const covered: Array<[number, number]> = [];
+  const recovered: RawMatch[] = [];
+  for (const [k, span] of spans.entries()) {
+    // A statement that has an ERROR node alone too covers nothing: one look for the first
+    // ERROR (by kind, no node's text read) spares it the full walk.
+    if (roots[k]!.root().find({ rule: { kind: "ERROR" } }) !== null) {
+      m.onParsed(span[1] - span[0]);
+      continue;
+    }
+    const r = walkRoot(m, roots[k]!, span[0], span[1]);
+    if (!isClean(r)) continue;
+    covered.push(span);
+    for (const f of r.found) recovered.push(f.match);
+  }
+  return { covered, recovered };
+}
+
+/**
+ * The whole parse's matches with the clean statement parses' answers in their place, in order.
+ * A whole-parse match reaching across such a statement's bounds is none of its nodes: flagged.
+ */
+function mergedMatches(found: readonly Found[], covered: Array<[number, number]>, recovered: readonly RawMatch[]): RawMatch[] {
   const cover = new Intervals(covered);
   const matches: RawMatch[] = [];
-  for (const { match } of w.found) {
+  for (const { match } of found) {
     if (!cover.overlaps(match.start, match.end)) matches.push(match);
-    // Within a clean statement parse, its answer replaces the whole parse's; a whole-parse match
-    // reaching across such a statement's bounds is none of its nodes: skipped and listed.
     else if (!insideOne(covered, match)) matches.push({ ...match, bad: true });
   }
   matches.push(...recovered);
-  matches.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
-  // Each uncovered piece is listed at its first fixed token, and at every occurrence of an op's
-  // anchor token in it (a lost match holds its anchor, so one of these lies in it).
+  return matches.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
+}
+
+/**
+ * Each error piece's parts outside the quiet statements (clean alone, or unable to match) is
+ * listed at its first fixed token, and at every occurrence of an op's anchor token in it (a lost
+ * match holds its anchor, so one of these lies in it). Sorted offsets.
+ */
+function issuesOf(
+  m: Matcher,
+  text: string,
+  pieces: ReadonlyArray<[number, number]>,
+  quiet: ReadonlyArray<[number, number]>,
+  holds: (start: number, end: number) => number,
+): number[] {
   const issues = new Set<number>();
   const open: Array<[number, number]> = [];
-  const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
   for (const [s, e] of pieces) {
     for (const [ps, pe] of uncovered(s, e, quiet)) {
       const at = holds(ps, pe);
@@ -288,15 +372,8 @@ function* matching(napi: Napi, lang: string, text: string, job: Job, wholeFinds 
       open.push([ps, pe]);
     }
   }
-  if (open.length > 0) {
-    for (const at of anchorsIn(text, merged(open), job, active, info)) issues.add(at);
-  }
-  return {
-    matches,
-    issues: [...issues].sort((a, b) => a - b),
-    hadErrors: w.errors.length > 0 || w.missing.length > 0,
-    ...(spans.length > 0 ? { regions: spans.length } : {}),
-  };
+  if (open.length > 0) for (const at of anchorsIn(text, merged(open), m.job, m.active, m.info)) issues.add(at);
+  return [...issues].sort((a, b) => a - b);
 }
 
 /** The union of the ranges, as sorted disjoint ranges. */
@@ -338,7 +415,7 @@ function uncovered(start: number, end: number, spans: ReadonlyArray<[number, num
  * fixedTokens: a word as a whole word, a punctuation character anywhere), or -1. An op without
  * fixed tokens (a rule object, a lone metavariable) may match anywhere: then `start`.
  */
-function tokenFinder(text: string, job: Job, active: readonly number[], info: ReturnType<typeof langById>): (start: number, end: number) => number {
+function tokenFinder(text: string, job: Job, active: readonly number[], info: LangInfo): (start: number, end: number) => number {
   const words = new Set<string>();
   const chars = new Set<string>();
   let anywhere = false;
@@ -379,7 +456,7 @@ function firstFrom(text: string, re: RegExp): (start: number, end: number) => nu
  * Offsets inside the (sorted) pieces of each active op's anchor token: its longest word, or its
  * first punctuation character.
  */
-function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: Job, active: readonly number[], info: ReturnType<typeof langById>): number[] {
+function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: Job, active: readonly number[], info: LangInfo): number[] {
   const alternatives = new Set<string>();
   for (const i of active) {
     const op = job.ops[i]!;
@@ -453,13 +530,22 @@ export interface MatchCache {
   sha256?(bytes: Buffer): string;
 }
 
+/**
+ * One run's per-file work: the job's byte prefilters, the dynamic languages registered once, and
+ * the parsed source counted for the run's Reclaimer (when there is one).
+ */
 export class FileProcessor {
   readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
+  readonly #languages = { done: false };
+  readonly #onParsed: ((bytes: number) => void) | undefined;
   constructor(
     readonly napi: Napi,
     readonly job: EngineJob,
     readonly cache?: MatchCache | undefined,
-  ) {}
+    reclaimer?: Reclaimer,
+  ) {
+    this.#onParsed = reclaimer && ((bytes) => reclaimer.parsedBytes(bytes));
+  }
 
   #filter(lang: string): ((bytes: Buffer) => boolean) | null {
     if (!this.#filters.has(lang)) this.#filters.set(lang, compileBytePrefilter(this.job.prefilter[lang] ?? null));
@@ -470,7 +556,9 @@ export class FileProcessor {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
     const hit = this.cache?.get(file.lang, read.bytes, read.text);
-    return this.#result(file, read.bytes, read.text, hit ?? this.#kept(file, read, matchText(this.napi, file.lang, read.text, this.job)));
+    if (hit) return this.#result(file, read.bytes, read.text, hit);
+    ensureLanguages(this.napi, [file.lang], this.#languages);
+    return this.#result(file, read.bytes, read.text, this.#kept(file, read, matchTextHere(this.napi, file.lang, read.text, this.job, this.#onParsed)));
   }
 
   /** process() with the parses on libuv's thread pool (matchTextAsync). */
@@ -480,7 +568,9 @@ export class FileProcessor {
     const hit = this.cache?.get(file.lang, read.bytes, read.text);
     if (hit) return this.#result(file, read.bytes, read.text, hit);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
-    return this.#result(file, read.bytes, read.text, this.#kept(file, read, await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find)));
+    ensureLanguages(this.napi, [file.lang], this.#languages);
+    const answer = await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find, this.#onParsed);
+    return this.#result(file, read.bytes, read.text, this.#kept(file, read, answer));
   }
 
   /** A computed answer, kept in the result cache (when there is one). */

@@ -11,12 +11,21 @@ import { ToolError } from "../../errors.js";
 import { FileProcessor, limitedParse, napiParseAsync, type EngineFile, type EngineJob, type FileFind, type FileResult, type MatchCache } from "./engine.js";
 import { loadNapi } from "./langs.js";
 import { NativeFinder } from "./native.js";
-import { turnDue } from "./reclaim.js";
+import { Reclaimer } from "./reclaim.js";
 
-export interface PoolOptions {
-  signal?: AbortSignal | undefined;
-  /** Parses at once off this thread; default: automatic (env TOLLGATE_AST_THREADS overrides; 0 = inline). */
+/**
+ * How the structural engine may use the machine, from the world (the CLI reads its environment);
+ * every field absent: automatic.
+ */
+export interface AstTuning {
+  /** Parses under way at once off the main thread (0: every parse on it); default: from the CPUs within a memory budget. */
   threads?: number | undefined;
+  /** A full garbage collection, asked for after every megabyte parsed to free dead syntax trees (reclaim.ts); absent: none forced. */
+  gc?: (() => void) | undefined;
+}
+
+export interface PoolOptions extends AstTuning {
+  signal?: AbortSignal | undefined;
   /** Sizes for scheduling (largest first). */
   sizes?: ReadonlyMap<string, number> | undefined;
   /** Whole files matched in napi's own threads (native.ts) when parses run off this thread; default true. */
@@ -52,20 +61,37 @@ const FILES_IN_FLIGHT = 4;
  */
 const FILES_IN_FLIGHT_NATIVE = 12;
 
-const NATIVE_CALLS = 1;
+/** Native memory that the parses under way may hold at once (their trees), whatever the CPUs. */
+const PARSE_MEMORY_BUDGET = 128 * 1024 * 1024;
+/** A large file's tree and the nodes of its walk: about 20 × its size. */
+const TREE_BYTES_PER_SOURCE_BYTE = 20;
+/** libuv's thread pool, which runs `parseAsync`, has this many threads unless UV_THREADPOOL_SIZE says otherwise. */
+const LIBUV_THREADS = 4;
 
-function threadCount(files: readonly EngineFile[], options: PoolOptions): number {
-  const env = process.env.TOLLGATE_AST_THREADS;
-  if (options.threads !== undefined) return options.threads;
-  if (env !== undefined && env !== "" && Number.isFinite(Number(env))) return Math.max(0, Math.floor(Number(env)));
-  const cpus = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
+/**
+ * Parses at once: the world's `threads` when given; else none off this thread for a small run,
+ * otherwise as many as the user's CPUs, within the pool's threads and within a memory budget
+ * for the trees in flight (each parse may hold one large file's tree).
+ */
+export function threadCount(files: readonly EngineFile[], options: Pick<PoolOptions, "threads" | "sizes">, cpus = availableCpus()): number {
+  if (options.threads !== undefined) return Math.max(0, Math.floor(options.threads));
   if (cpus < 2 || files.length < MIN_FILES_FOR_THREADS) return 0;
   let bytes = 0;
-  for (const f of files) bytes += options.sizes?.get(f.rel) ?? 0;
+  let largest = 0;
+  for (const f of files) {
+    const size = options.sizes?.get(f.rel) ?? 0;
+    bytes += size;
+    largest = Math.max(largest, Math.min(size, LARGE));
+  }
   if (options.sizes && bytes < MIN_BYTES_FOR_THREADS) return 0;
-  // libuv's pool has 4 threads whatever the CPUs: as many parses as CPUs, so that this thread
-  // (the one traversing) shares a CPU with at most one parse when all are busy.
-  return Math.min(cpus, 4);
+  const byMemory = Math.max(1, Math.floor(PARSE_MEMORY_BUDGET / Math.max(1, largest * TREE_BYTES_PER_SOURCE_BYTE)));
+  // As many parses as CPUs, so that this thread (the one traversing) shares a CPU with at most
+  // one parse when all are busy.
+  return Math.min(cpus, LIBUV_THREADS, byMemory);
+}
+
+function availableCpus(): number {
+  return typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
 }
 
 /**
@@ -127,7 +153,8 @@ export async function processFiles(files: readonly EngineFile[], job: EngineJob,
 export async function streamFiles(files: readonly EngineFile[], job: EngineJob, sink: ResultSink, options: PoolOptions = {}): Promise<void> {
   const threads = threadCount(files, options);
   const napi = await loadNapi();
-  const processor = new FileProcessor(napi, job, options.cache?.engine(job));
+  const reclaimer = new Reclaimer(options.gc);
+  const processor = new FileProcessor(napi, job, options.cache?.engine(job), reclaimer);
   let matches = 0;
   let done = 0;
   if (threads === 0) {
@@ -139,7 +166,7 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
       sink(result, index);
       // Native syntax trees are freed by finalizers that run only when the event loop turns
       // (reclaim.ts asks for the collection that finds them).
-      if (turnDue()) await new Promise((r) => setImmediate(r));
+      if (reclaimer.turnDue()) await new Promise((r) => setImmediate(r));
       options.progress?.(done, files.length, matches);
     }
     return;
@@ -149,7 +176,7 @@ export async function streamFiles(files: readonly EngineFile[], job: EngineJob, 
   // One findInFiles call at a time: napi's walker (the ignore crate's WalkParallel) runs a thread
   // per CPU for every call, so one call keeps each CPU parsing; more calls only multiply the
   // trees in flight and the malloc arenas holding them.
-  const native = options.native !== false ? new NativeFinder(napi, NATIVE_CALLS) : undefined;
+  const native = options.native !== false ? new NativeFinder(napi, 1) : undefined;
   const finder: FileFind | undefined = native && native.find.bind(native);
   // Lanes waiting for the large-file turn (FileQueue), woken when a large file is done.
   let waiting: Array<() => void> = [];

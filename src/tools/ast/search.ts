@@ -11,7 +11,7 @@ import type { EngineFile, EngineJob, FileResult, ParseIssue, SkipReason } from "
 import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
-import { streamFiles, type PoolOptions } from "./pool.js";
+import { streamFiles, type AstTuning, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 import { messageOf } from "../../util/thrown.js";
 
@@ -41,6 +41,8 @@ interface SearchInput {
   onResult?: ((result: FileResult, index: number, files: readonly EngineFile[]) => void) | undefined;
   /** `--cache`: answers kept across runs (a hit does not parse). */
   cache?: PoolOptions["cache"];
+  /** How the engine may use the machine (the world's; absent: automatic). */
+  tuning?: AstTuning | undefined;
   /** Called once the files and languages are known, before the first result. */
   onStart?: ((s: Pick<SearchOutcome, "discovery" | "langOf" | "prefilter">) => void) | undefined;
 }
@@ -230,7 +232,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       if (sink) sink(r, index, files);
       else results[index] = r;
     },
-    { signal: input.signal, sizes, progress: progressReporter(input.onUpdate), cache: input.cache },
+    { ...input.tuning, signal: input.signal, sizes, progress: progressReporter(input.onUpdate), cache: input.cache },
   );
   engineSkips.sort((a, b) => a.index - b.index);
   for (const { index: _index, ...s } of engineSkips) skipped.push(s);

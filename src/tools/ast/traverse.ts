@@ -39,7 +39,7 @@ export function opConfig(op: Pick<EngineOp, "pat" | "config">, sel: string | und
   return { rule: { pattern: sel ? { context: op.pat, selector: sel } : op.pat } };
 }
 
-interface Found {
+export interface Found {
   node: SgNode;
   match: RawMatch;
   /** The prefix of the capture names in the node's env (an op's renamed metavariables), if any. */
@@ -82,7 +82,7 @@ function bracketsOf(error: SgNode, offset: number): [number, number] | null {
 /** An invented token: its offset and the [start, end) of the node holding it. */
 type Missing = [at: number, start: number, end: number];
 
-interface TraverseOptions {
+export interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
   /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
