@@ -73,91 +73,83 @@ async function verdictFor(
   requested: ResolveParams | undefined,
   remaining: number,
 ): Promise<Verdict> {
-  if (ctx.signal?.aborted) {
-    return {
-      decision: "discard",
-      rule: { name: "interrupted", index: null },
-      approval: null,
-      params: { action: "discard", reason: "interrupted" },
-      outcome: "discarded",
-    };
-  }
-  const { action } = staged;
-  const blocked = blockedBy(action, ctx.workspace);
-  if (blocked && requested?.action === "discard") {
-    // An explicit discard is always honoured: nothing is written, so nothing is refused.
-    return { decision: "blocked", rule: { name: "protect", index: null }, approval: null, params: requested, outcome: "discarded" };
-  }
-  if (blocked) {
-    return {
-      decision: "blocked",
-      rule: { name: "protect", index: null },
-      approval: null,
-      params: { action: "discard", reason: `blocked: ${blocked}` },
-      outcome: "blocked",
-    };
-  }
+  const early = verdictBeforePolicy(staged, ctx, requested);
+  if (early) return early;
   const gate = ctx.gate?.(staged);
   if (gate && "outcome" in gate) {
-    return {
-      decision: "discard",
-      rule: { name: "plan", index: null },
-      approval: null,
-      params: { action: "discard", reason: gate.reason },
-      outcome: gate.outcome === "stale" ? "stale" : "discarded",
-    };
+    const params = { action: "discard" as const, reason: gate.reason };
+    return { decision: "discard", rule: { name: "plan", index: null }, approval: null, params, outcome: gate.outcome === "stale" ? "stale" : "discarded" };
   }
   const decided = ctx.forceDryRun
     ? { decision: "dry-run" as const, rule: { name: ctx.forcedBy ?? "--dry-run", index: null } }
     : decide(ctx.policy, factsOf(staged));
   const ruleText = decided.rule.index !== null ? `rule "${decided.rule.name}"` : decided.rule.name === "default" ? "policy default" : decided.rule.name;
   const base = { decision: decided.decision, rule: decided.rule };
-  if (requested?.action === "discard") {
-    return { ...base, approval: null, params: requested, outcome: "discarded" };
-  }
+  if (requested?.action === "discard") return { ...base, approval: null, params: requested, outcome: "discarded" };
   // An explicit resolve step that is allowed to apply calls resolve exactly as the step asked:
   // its reason reaches apply(reason) and the details verbatim, as the agent's resolve call would.
   // Why it was allowed is recorded in decision, rule and approval.
-  const apply = (approval: Approval | null, reason: string): Verdict => ({
-    ...base,
-    approval,
-    params: { action: "apply", reason: requested ? requested.reason : reason },
-    outcome: "applied",
-  });
-  const leave = (outcome: Outcome, reason: string): Verdict => ({
-    ...base,
-    approval: null,
-    params: { action: "discard", reason },
-    outcome,
-  });
+  const to: VerdictOf = {
+    applied: (approval, reason) => ({ ...base, approval, params: { action: "apply", reason: requested ? requested.reason : reason }, outcome: "applied" }),
+    leave: (outcome, reason) => ({ ...base, approval: null, params: { action: "discard", reason }, outcome }),
+  };
   switch (decided.decision) {
     case "auto-apply":
-      return apply(null, `auto-apply by ${ruleText}`);
+      return to.applied(null, `auto-apply by ${ruleText}`);
     case "dry-run": {
       // `tollgate apply` exists to apply what a person approved: there, an explicit approval
       // of a planned action outweighs a dry-run default (no policy file means dry-run).
       const approval = ctx.gate && !ctx.forceDryRun ? explicitApproval(staged, ctx) : undefined;
-      if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
-      return leave("dry-run", `dry-run (${ruleText})`);
+      if (approval) return to.applied(approval.approval, `${approval.why} (${ruleText})`);
+      return to.leave("dry-run", `dry-run (${ruleText})`);
     }
     case "discard":
-      return leave("discarded", `discard by ${ruleText}`);
-    case "require-approval": {
-      if (gate && "approved" in gate) return apply(gate.approved, `approved in plan (${gate.approved.by})`);
-      const approval = explicitApproval(staged, ctx);
-      if (approval) return apply(approval.approval, `${approval.why} (${ruleText})`);
-      if (state.applyAll) return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
-      if (ctx.approver && !state.stopAsking) {
-        const answer = await ctx.approver(staged, { diff: gitDiff(action.changes ?? []), remaining });
-        if (ctx.signal?.aborted) return leave("discarded", "interrupted");
-        if (answer === "a") state.applyAll = true;
-        if (answer === "q") state.stopAsking = true;
-        if (answer === "y" || answer === "a") return apply({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
-        if (answer === "d") return leave("discarded", `discarded at the prompt (${ruleText})`);
-      }
-      return leave("pending-approval", `awaiting approval (${ruleText})`);
-    }
+      return to.leave("discarded", `discard by ${ruleText}`);
+    case "require-approval":
+      return approvalVerdict(staged, ctx, state, { ruleText, remaining, to, gate });
   }
+}
+
+/** The verdicts of a decision: apply (with the approval and reason) or leave it (as `outcome`). */
+interface VerdictOf {
+  applied(approval: Approval | null, reason: string): Verdict;
+  leave(outcome: Outcome, reason: string): Verdict;
+}
+
+/** What comes before the plan gate and the policy: an interrupt, a protected path. */
+function verdictBeforePolicy(staged: StagedAction, ctx: ResolutionContext, requested: ResolveParams | undefined): Verdict | undefined {
+  if (ctx.signal?.aborted) {
+    const params = { action: "discard" as const, reason: "interrupted" };
+    return { decision: "discard", rule: { name: "interrupted", index: null }, approval: null, params, outcome: "discarded" };
+  }
+  const blocked = blockedBy(staged.action, ctx.workspace);
+  const protect = { decision: "blocked" as const, rule: { name: "protect", index: null }, approval: null };
+  // An explicit discard is always honoured: nothing is written, so nothing is refused.
+  if (blocked && requested?.action === "discard") return { ...protect, params: requested, outcome: "discarded" };
+  if (blocked) return { ...protect, params: { action: "discard", reason: `blocked: ${blocked}` }, outcome: "blocked" };
+  return undefined;
+}
+
+/** `require-approval`: the plan's approval, one given up front, the prompt's, or pending. */
+async function approvalVerdict(
+  staged: StagedAction,
+  ctx: ResolutionContext,
+  state: PromptState,
+  { ruleText, remaining, to, gate }: { ruleText: string; remaining: number; to: VerdictOf; gate: ReturnType<PlanGate> },
+): Promise<Verdict> {
+  if (gate && "approved" in gate) return to.applied(gate.approved, `approved in plan (${gate.approved.by})`);
+  const approval = explicitApproval(staged, ctx);
+  if (approval) return to.applied(approval.approval, `${approval.why} (${ruleText})`);
+  if (state.applyAll) return to.applied({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
+  if (ctx.approver && !state.stopAsking) {
+    const answer = await ctx.approver(staged, { diff: gitDiff(staged.action.changes ?? []), remaining });
+    if (ctx.signal?.aborted) return to.leave("discarded", "interrupted");
+    if (answer === "a") state.applyAll = true;
+    if (answer === "q") state.stopAsking = true;
+    if (answer === "y" || answer === "a") return to.applied({ by: "prompt", via: "prompt" }, `approved at the prompt (${ruleText})`);
+    if (answer === "d") return to.leave("discarded", `discarded at the prompt (${ruleText})`);
+  }
+  return to.leave("pending-approval", `awaiting approval (${ruleText})`);
 }
 
 /** An approval given on the command line or in an approvals file (not the prompt). */
