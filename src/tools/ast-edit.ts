@@ -12,7 +12,7 @@ import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
 import { patternCaptures, type PrefilterSpec } from "./ast/pattern.js";
 import { LineIndex, pairsOf, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch } from "./ast/rewrite.js";
-import { cut, displayPath, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
+import { cut, scopeDisplay, groupByDir, mergedIssues, parseIssuesBlock, runSearch, patternWarningLines, skippedBlock, syntaxIssueLines } from "./ast/search.js";
 import { plural } from "../util/plural.js";
 
 const astEditParameters = Type.Object(
@@ -247,7 +247,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       const handle = (r: FileResult, index: number) => {
         if (index >= cutoff) return;
         // No closure is made in this function: one would keep `r` (the file's text) alive.
-        const shown = displayPath(r.rel, discovery!);
+        const shown = scopeDisplay(r.rel, discovery!);
         if (r.status === "searched" && r.issues) parseErrors.set(index, syntaxIssueLines(shown, r.issues));
         if (r.status !== "matched") return;
         if (limit !== undefined && total >= limit) {
@@ -352,7 +352,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       // Paths in `files`, `fileReplacements` and the parse issues are display paths
       // (relative to the scope directory, the basename for a one-file scope); `changes` and the
       // report's outcome files are workspace-relative.
-      const fileReplacements = outcomes.map((o) => ({ path: displayPath(o.rel, d), count: o.count }));
+      const fileReplacements = outcomes.map((o) => ({ path: scopeDisplay(o.rel, d), count: o.count }));
       const details: AstEditDetails = {
         totalReplacements: total,
         filesTouched: outcomes.length,
@@ -388,7 +388,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
 
       const lines: string[] = [];
       const changeDetails: NonNullable<AstEditDetails["changes"]> = [];
-      const items = outcomes.map((o) => ({ display: displayPath(o.rel, d), outcome: o }));
+      const items = outcomes.map((o) => ({ display: scopeDisplay(o.rel, d), outcome: o }));
       const emitFile = (o: FileOutcome) => {
         lines.push(...o.lines);
         changeDetails.push(...o.changes);

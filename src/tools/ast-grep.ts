@@ -9,7 +9,7 @@ import { LineIndex } from "./ast/rewrite.js";
 import {
   allCaptures,
   cut,
-  displayPath,
+  scopeDisplay,
   groupByDir,
   mergedIssues,
   parseIssuesBlock,
@@ -103,11 +103,11 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
       for (const r of search.results) {
         if (r.status === "skipped") continue;
         if (r.status === "searched") {
-          parseErrors.push(...syntaxIssueLines(displayPath(r.rel, discovery), r.issues));
+          parseErrors.push(...syntaxIssueLines(scopeDisplay(r.rel, discovery), r.issues));
           continue;
         }
         const bad = badMatches(r.matches);
-        parseErrors.push(...mergedIssues(displayPath(r.rel, discovery), r.text, bad, r.issues));
+        parseErrors.push(...mergedIssues(scopeDisplay(r.rel, discovery), r.text, bad, r.issues));
         const index = new LineIndex(r.text);
         const sorted = goodMatches(r.matches).sort((a, b) => a.start - b.start || b.end - a.end || a.op - b.op);
         for (const m of sorted) {
@@ -153,8 +153,8 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         ...(search.skipped.length > 0 ? { skipped: search.skipped.map((s) => ({ path: s.path, reason: s.reason })) } : {}),
         scopePath: discovery.scopePath,
         // Display paths (relative to the scope directory); `matches` are workspace-relative.
-        files: fileMatches.map((f) => displayPath(f.path, discovery)),
-        fileMatches: fileMatches.map((f) => ({ path: displayPath(f.path, discovery), count: f.count })),
+        files: fileMatches.map((f) => scopeDisplay(f.path, discovery)),
+        fileMatches: fileMatches.map((f) => ({ path: scopeDisplay(f.path, discovery), count: f.count })),
         matches: shown.map(({ fileText: _t, start: _s, end: _e, ...rest }) => rest),
       };
       const skippedLines = [
@@ -188,7 +188,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
           if (names.length > 0) lines.push(`  meta: ${names.map((n) => `${n}=${cut(m.meta[n]!, 80)}`).join(", ")}`);
         }
       };
-      const items = fileMatches.map((f) => ({ display: displayPath(f.path, discovery), path: f.path }));
+      const items = fileMatches.map((f) => ({ display: scopeDisplay(f.path, discovery), path: f.path }));
       if (discovery.singleFile) emit(shown);
       else {
         for (const group of groupByDir(items)) {

@@ -256,7 +256,7 @@ export function allCaptures(pat: string): Record<string, boolean> {
 }
 
 /** Display path: relative to the scope's base directory (basename for a single file). */
-export function displayPath(rel: string, discovery: Discovery): string {
+export function scopeDisplay(rel: string, discovery: Discovery): string {
   if (discovery.singleFile) return path.posix.basename(rel);
   const base = discovery.baseDir;
   return base === "." ? rel : rel.startsWith(`${base}/`) ? rel.slice(base.length + 1) : rel;
