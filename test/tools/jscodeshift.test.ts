@@ -304,9 +304,9 @@ describe("jscodeshift tool", () => {
     const GiB = 1024 ** 3;
     expect(machineWorkers({ cpus: 2, totalMemory: 8 * GiB, freeMemory: 4 * GiB })).toBe(2);
     expect(machineWorkers({ cpus: 16, totalMemory: 64 * GiB, freeMemory: 32 * GiB })).toBe(16);
-    // Memory bounds it: half the free memory, at most a quarter of all, at 128 MiB a worker.
-    expect(machineWorkers({ cpus: 16, totalMemory: 2 * GiB, freeMemory: 2 * GiB })).toBe(4);
-    expect(machineWorkers({ cpus: 16, totalMemory: 64 * GiB, freeMemory: 0.5 * GiB })).toBe(2);
+    // Memory bounds it: half the free memory, at most a quarter of all, at 192 MiB a worker.
+    expect(machineWorkers({ cpus: 16, totalMemory: 4 * GiB, freeMemory: 4 * GiB })).toBe(5);
+    expect(machineWorkers({ cpus: 16, totalMemory: 64 * GiB, freeMemory: 1 * GiB })).toBe(2);
     expect(machineWorkers({ cpus: 4, totalMemory: 64 * GiB, freeMemory: 0 })).toBe(1);
     const two = workerSettings({ cpus: 2, totalMemory: 8 * GiB, freeMemory: 4 * GiB });
     expect(two).toEqual({ max: 2, explicit: false, execArgv: ["--max-semi-space-size=8", "--single-threaded"] });

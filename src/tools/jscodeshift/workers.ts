@@ -40,7 +40,7 @@ const MiB = 1024 * 1024;
  * Memory one worker is budgeted: recast, the transform, Babel when a module must be compiled,
  * and the AST of the file in flight, with headroom for a large file.
  */
-const WORKER_MEMORY_BYTES = 128 * MiB;
+const WORKER_MEMORY_BYTES = 192 * MiB;
 
 /**
  * Files a worker must have to be worth starting (a worker costs about as much CPU as ten files of
