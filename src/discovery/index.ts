@@ -32,6 +32,8 @@ interface DiscoverOptions {
   scope?: FileScope | undefined;
   /** Keep only files this predicate accepts (extension filters); applied before sharding. */
   accept?: ((rel: string) => boolean) | undefined;
+  /** How long `git ls-files` may take before the tree is walked instead (default 15 s: a FIFO .gitignore blocks git). */
+  gitTimeoutMs?: number | undefined;
 }
 
 interface DiscoveredFile {
@@ -63,11 +65,7 @@ interface SkippedEntry {
   message: string;
 }
 
-/** How long `git ls-files` may take before discovery walks the tree itself (a FIFO .gitignore blocks git). */
-function gitListTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TOLLGATE_GIT_TIMEOUT_MS);
-  return Number.isFinite(n) && n > 0 ? n : 15_000;
-}
+const GIT_LIST_TIMEOUT_MS = 15_000;
 
 const NOT_UTF8_NAME = "its name is not valid UTF-8 (left out: tools work on UTF-8 paths)";
 
@@ -194,13 +192,13 @@ function commonDir(dirs: string[]): string {
  * or when git fails or does not finish in time (then the walk lists the files). Names that are not
  * valid UTF-8 are reported in `skipped`, not mangled into paths that do not exist.
  */
-async function gitList(root: string, dirs: string[], skipped: SkippedEntry[]): Promise<string[] | null> {
+async function gitList(root: string, dirs: string[], skipped: SkippedEntry[], timeoutMs: number): Promise<string[] | null> {
   if (!insideGitWorkTree(root)) return null; // spares a process spawn outside repositories
   const specs = dirs.includes(".") ? ["."] : dirs;
   const out = await runGit(
     root,
     ["-c", "core.quotepath=off", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...specs],
-    gitListTimeoutMs(),
+    timeoutMs,
     "buffer",
   );
   if (out === null) return null;
@@ -328,6 +326,7 @@ interface ScopePlan {
   explicitFiles: string[];
   dirEntries: ScopeEntry[];
   placeInEntries: (rel: string) => string | undefined;
+  gitTimeoutMs: number;
 }
 
 /**
@@ -356,7 +355,7 @@ async function listCandidates(
   }
   const dirs = dirEntries.map((e) => e.base);
   if (dirs.length === 0) return { listed: [...explicitFiles], source: "explicit" };
-  const git = await gitList(root, dirs, skipped);
+  const git = await gitList(root, dirs, skipped, plan.gitTimeoutMs);
   if (git !== null) return { listed: [...explicitFiles, ...git.filter(inDirEntry)], source: "git" };
   skipped.length = 0;
   const walked = await walkList(root, dirs, skipped);
@@ -411,6 +410,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     explicitFiles: entries.filter((e) => e.kind === "file").map((e) => e.base),
     dirEntries,
     placeInEntries: entryPlacer(dirEntries),
+    gitTimeoutMs: options.gitTimeoutMs ?? GIT_LIST_TIMEOUT_MS,
   };
   const singleFile = entries.length === 1 && entries[0]!.kind === "file";
   const baseDir = singleFile

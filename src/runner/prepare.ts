@@ -123,6 +123,7 @@ function createRuntime(input: RunInput, world: RunWorld, policy: Policy): Runtim
     ...(world.displayBase !== undefined ? { displayBase: world.displayBase } : {}),
     ...(world.cache ? { cache: world.cache } : {}),
     ...(world.jscodeshift ? { jscodeshift: world.jscodeshift } : {}),
+    ...(world.gitTimeoutMs !== undefined ? { gitTimeoutMs: world.gitTimeoutMs } : {}),
     ...(world.ast ? { ast: world.ast } : {}),
   };
   for (const tool of builtinTools(host)) session.register(tool);

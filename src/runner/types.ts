@@ -65,6 +65,8 @@ export interface RunWorld {
    * (workerSettings in tools/jscodeshift/workers.ts). Absent: one worker.
    */
   jscodeshift?: WorkerSettings | undefined;
+  /** How long file discovery's `git ls-files` may take before the tree is walked (absent: 15 s). */
+  gitTimeoutMs?: number | undefined;
   /** How ast_grep, ast_edit and ast_scan may use the machine (threads, forced collections); absent: automatic. */
   ast?: AstTuning | undefined;
 }

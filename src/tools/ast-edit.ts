@@ -307,6 +307,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         glob: params.glob,
         sel,
         scope: host.scope,
+        gitTimeoutMs: host.gitTimeoutMs,
         maxFileBytes: host.workspace.maxFileBytes,
         signal,
         patWhere: (i) => `ops[${i}].pat`,

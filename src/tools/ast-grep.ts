@@ -93,6 +93,7 @@ export function createAstGrepTool(host: ToolHost): Tool<typeof astGrepParameters
         glob: params.glob,
         sel,
         scope: host.scope,
+        gitTimeoutMs: host.gitTimeoutMs,
         maxFileBytes: host.workspace.maxFileBytes,
         signal,
         patWhere: (i) => `pat[${i}]`,

@@ -90,6 +90,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
       const out = await runScan({
         workspace: host.workspace,
         scope: host.scope,
+        gitTimeoutMs: host.gitTimeoutMs,
         rules,
         config: set.config,
         path: params.path,

@@ -25,6 +25,8 @@ export interface ToolHost {
   cache?: ResultCache | undefined;
   /** How many jscodeshift workers a step may start, and their Node flags (absent: one worker). */
   jscodeshift?: WorkerSettings | undefined;
+  /** How long file discovery's `git ls-files` may take (absent: discovery's default). */
+  gitTimeoutMs?: number | undefined;
   /** How the structural tools may use the machine (threads, forced collections); absent: automatic. */
   ast?: AstTuning | undefined;
 }

@@ -105,6 +105,7 @@ async function targetFiles(host: ToolHost, params: JscodeshiftParams, extensions
     path: params.path,
     glob: params.glob,
     scope: host.scope,
+    gitTimeoutMs: host.gitTimeoutMs,
     accept: (rel) => exts.has(path.posix.extname(rel)),
   });
   return found.files;

@@ -164,14 +164,20 @@ export async function changedScope(ref: string, source: RecipeSource & { exact?:
   return changed;
 }
 
-/** What the machine holds for the jscodeshift workers (CPUs, memory), and the user's choices of them. */
-export async function machineWorld(env: NodeJS.ProcessEnv): Promise<Pick<RunWorld, "jscodeshift" | "ast">> {
+/** What the machine holds for the jscodeshift workers (CPUs, memory), the user's choices of them, and TOLLGATE_GIT_TIMEOUT_MS. */
+export async function machineWorld(env: NodeJS.ProcessEnv): Promise<Pick<RunWorld, "jscodeshift" | "ast" | "gitTimeoutMs">> {
   const [os, { workerSettings }] = await Promise.all([import("node:os"), import("../../tools/jscodeshift/workers.js")]);
   const machine = { cpus: os.availableParallelism(), totalMemory: os.totalmem(), freeMemory: os.freemem() };
   return {
     jscodeshift: workerSettings(machine, { workers: env.TOLLGATE_JSCODESHIFT_WORKERS, execArgv: process.execArgv, nodeOptions: env.NODE_OPTIONS }),
     ast: astTuning(env),
+    ...gitTimeout(env),
   };
+}
+
+function gitTimeout(env: NodeJS.ProcessEnv): Pick<RunWorld, "gitTimeoutMs"> {
+  const ms = Number(env.TOLLGATE_GIT_TIMEOUT_MS);
+  return Number.isFinite(ms) && ms > 0 ? { gitTimeoutMs: ms } : {};
 }
 
 /** `--cache`: the result cache the structural tools consult; its MAC key from TOLLGATE_CACHE_KEY when set. */

@@ -28,6 +28,7 @@ interface SearchInput {
   glob?: string | undefined;
   sel?: string | undefined;
   scope?: FileScope | undefined;
+  gitTimeoutMs?: number | undefined;
   maxFileBytes: number;
   signal?: AbortSignal | undefined;
   /** Progress for live displays (the tool's onUpdate). */
@@ -124,6 +125,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     path: input.path,
     glob: input.glob,
     scope: input.scope,
+    gitTimeoutMs: input.gitTimeoutMs,
     ...(explicitLang ? { accept: (rel: string) => explicitLang.extensions.includes(path.posix.extname(rel).toLowerCase()) } : {}),
   });
 

@@ -75,6 +75,7 @@ export interface ScanOutput {
 export interface ScanInput {
   workspace: Workspace;
   scope: FileScope;
+  gitTimeoutMs?: number | undefined;
   rules: ScanRule[];
   config?: ProjectConfig | undefined;
   path?: string | undefined;
@@ -419,6 +420,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
     path: input.path,
     glob: input.glob,
     scope: input.scope,
+    gitTimeoutMs: input.gitTimeoutMs,
     accept: (rel) => {
       const l = langOf(rel);
       return l !== undefined && wanted.has(l);
