@@ -17,9 +17,9 @@ import { displayPath } from "../util/inside.js";
 import { plural } from "../util/plural.js";
 import { messageOf } from "../util/thrown.js";
 
-export const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as const;
+const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as const;
 
-export const jscodeshiftParameters = Type.Object(
+const jscodeshiftParameters = Type.Object(
   {
     transform: Type.String({
       description:
@@ -53,9 +53,9 @@ export const jscodeshiftParameters = Type.Object(
   { additionalProperties: false },
 );
 
-export type JscodeshiftParams = Static<typeof jscodeshiftParameters>;
+type JscodeshiftParams = Static<typeof jscodeshiftParameters>;
 
-export interface JscodeshiftDetails {
+interface JscodeshiftDetails {
   jscodeshift: { version: string };
   transform: string;
   /** The module file, relative to the workspace root when inside it. */

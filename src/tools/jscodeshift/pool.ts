@@ -33,7 +33,7 @@ import { messageOf } from "../../util/thrown.js";
 const nodeRequire = createRequire(import.meta.url);
 
 /** jscodeshift's own worker module: the worker resolves jscodeshift and Babel from it. */
-export function jscodeshiftWorkerPath(): string {
+function jscodeshiftWorkerPath(): string {
   return nodeRequire.resolve("jscodeshift/src/Worker.js");
 }
 
@@ -224,13 +224,13 @@ class Slot {
   }
 }
 
-export interface TransformModule {
+interface TransformModule {
   /** Absolute path of the module file. */
   file: string;
   key: string;
 }
 
-export interface PoolFile {
+interface PoolFile {
   rel: string;
   /** Reads the file's text (called just before it is sent to a worker). */
   read(): Promise<string>;
@@ -238,7 +238,7 @@ export interface PoolFile {
 
 export type { FileOutcome } from "./outcomes.js";
 
-export interface RunSettings {
+interface RunSettings {
   /** The workspace root: the workers' working directory. */
   cwd: string;
   workers: number;
