@@ -337,15 +337,36 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
 }
 
 /**
+ * Records an ERROR node's range or an invented token; says which the node is (an invented token
+ * matches no op). The kind is read first: most nodes a walk hands back in a file with errors are
+ * ERROR nodes.
+ */
+function noteSyntax(
+  node: SgNode,
+  offset: number,
+  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> },
+): "error" | "missing" | "node" {
+  const kind = String(node.kind());
+  const r = node.range();
+  if (kind === "ERROR") {
+    into.errors.push([r.start.index + offset, r.end.index + offset]);
+    addError(into.errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, node);
+    return "error";
+  }
+  if (!isMissingAt(node, kind, r)) return "node";
+  into.missing.push(missingOf(node, offset));
+  return "missing";
+}
+
+/**
  * The matches and ERROR ranges of the nodes a walk with `c.rule` found (in document order).
  * `asking`: the nodes come from the plain `any` (no markers), so each is asked op by op.
  */
 export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): Walked {
   const { ops, active, configs, plain, token, idOf, prefixOf } = c;
   const found: Found[] = [];
-  const errors: Array<[number, number]> = [];
-  const missing: Missing[] = [];
-  const errorNodes = new Map<string, SgNode[]>();
+  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> } = { errors: [], missing: [], errorNodes: new Map() };
+  const { errors, missing, errorNodes } = syntax;
   const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -360,23 +381,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
   // an ERROR node: with no such op and no rule object, an ERROR node found is only an error.
   const patternsOnly = active.every((i) => !ops[i]!.config && !/^\s*\$(?:\$\$)?[A-Za-z_][A-Za-z0-9_]*\s*$/.test(ops[i]!.pat));
-  /**
-   * Records an ERROR node's range or an invented token; says which the node is (an invented
-   * token matches no op). The kind is read first: most nodes a walk hands back in a file with
-   * errors are ERROR nodes.
-   */
-  const note = (node: SgNode): "error" | "missing" | "node" => {
-    const kind = String(node.kind());
-    const r = node.range();
-    if (kind === "ERROR") {
-      errors.push([r.start.index + offset, r.end.index + offset]);
-      addError(errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, node);
-      return "error";
-    }
-    if (!isMissingAt(node, kind, r)) return "node";
-    missing.push(missingOf(node, offset));
-    return "missing";
-  };
+  const note = (node: SgNode) => noteSyntax(node, offset, syntax);
   const visit = (node: SgNode) => {
     const what = note(node);
     if (what === "missing") return;
