@@ -97,6 +97,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         glob: params.glob,
         signal,
         cache: host.cache,
+        tuning: host.ast,
       });
       const actions = await stageFixes(host, out, ctx.stepId);
       const details = scanDetails(set, rules.length, out, actions);

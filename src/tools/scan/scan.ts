@@ -14,7 +14,7 @@ import type { ResultCache } from "../../cache/index.js";
 import type { EngineJob } from "../ast/engine.js";
 import { ensureLanguages, langById, langOfPath, loadNapi } from "../ast/langs.js";
 import { buildPrefilter, patternCaptures } from "../ast/pattern.js";
-import { processFiles } from "../ast/pool.js";
+import { processFiles, type AstTuning } from "../ast/pool.js";
 import type { RawMatch } from "../ast/rewrite.js";
 import { describeSkip } from "../ast/search.js";
 import { evaluateMatch, type Evaluated } from "./fix.js";
@@ -84,6 +84,8 @@ export interface ScanInput {
   matcher?: RuleMatcher;
   /** `--cache`: answers kept across runs (a hit does not parse). */
   cache?: ResultCache | undefined;
+  /** How the engine may use the machine (threads, forced collections; the host's `ast`). */
+  tuning?: AstTuning | undefined;
 }
 
 function posAt(starts: number[], offset: number): Position {
@@ -269,7 +271,7 @@ async function scanPlain(ctx: ScanCtx, files: readonly ScanFile[]): Promise<void
     const results = await processFiles(
       candidates.map((f) => ({ rel: f.rel, abs: f.abs, lang })),
       engineJob(ctx, own, lang),
-      { signal: input.signal, sizes, cache: input.cache },
+      { ...input.tuning, signal: input.signal, sizes, cache: input.cache },
     );
     for (const res of results) {
       if (res.status === "skipped") {
