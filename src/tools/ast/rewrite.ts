@@ -168,6 +168,20 @@ function markerFor(text: string, templates: readonly string[]): string {
 export function planRewrite(text: string, raw: readonly RawMatch[], templates: readonly string[]): PlanResult {
   const parsed = templates.map((t) => parseTemplate(t));
   const used = parsed.map((parts) => new Set(parts.flatMap((p) => (p.ref ? [p.ref.name] : []))));
+  const { roots, overlaps } = nestMatches(raw, used);
+  if (overlaps.length > 0) return { ok: false, overlaps };
+  const planned: PlannedMatch[] = [];
+  const renderer = createRenderer(text, raw, templates, parsed, planned);
+  const after = renderer.unmark(renderer.renderRange(0, text.length, roots));
+  planned.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
+  return { ok: true, after, matches: planned };
+}
+
+/**
+ * The matches as a tree: an inner match nests under the outer one whose capture (one the outer's
+ * template uses) holds it. A match that overlaps another any other way is an overlap.
+ */
+function nestMatches(raw: readonly RawMatch[], used: readonly Set<string>[]): { roots: Node[]; overlaps: Overlap[] } {
   const sorted = [...raw].sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
   const roots: Node[] = [];
   const stack: Node[] = [];
@@ -190,14 +204,7 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
       overlaps.push({ a: span(parent.m), b: span(m), reason: "same-node" });
       continue;
     }
-    let slot: string | undefined;
-    for (const name of used[parent.m.op] ?? []) {
-      const cap = parent.m.captures[name];
-      if (cap && cap[0] <= m.start && m.end <= cap[1]) {
-        slot = name;
-        break;
-      }
-    }
+    const slot = slotOf(parent.m, m, used[parent.m.op]);
     if (slot === undefined) {
       overlaps.push({ a: span(parent.m), b: span(m), reason: "outside-capture" });
       continue;
@@ -208,12 +215,23 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
     parent.children.set(slot, list);
     stack.push(node);
   }
-  if (overlaps.length > 0) return { ok: false, overlaps };
+  return { roots, overlaps };
+}
 
-  const eol = eolOf(text);
-  const planned: PlannedMatch[] = [];
-  // Line breaks inside multi-line string literals of captures: emitted as "\n" + marker so no
-  // re-indenting touches the line after them; the marker is removed from every result.
+/** The capture of `outer`, among those its template uses, that holds `inner`. */
+function slotOf(outer: RawMatch, inner: RawMatch, used: ReadonlySet<string> | undefined): string | undefined {
+  for (const name of used ?? []) {
+    const cap = outer.captures[name];
+    if (cap && cap[0] <= inner.start && inner.end <= cap[1]) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Slices of the text with the line breaks inside multi-line string literals of captures emitted as
+ * "\n" + marker, so no re-indenting touches the line after them; `unmark` removes the marker.
+ */
+function literalSlicer(text: string, raw: readonly RawMatch[], templates: readonly string[]) {
   const literals = raw.flatMap((m) => m.literals ?? []).sort((x, y) => x[0] - y[0]);
   const mark = literals.length > 0 ? markerFor(text, templates) : "";
   const unmark = (s: string) => (mark === "" ? s : s.split(mark).join(""));
@@ -232,6 +250,13 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
     }
     return out + t.slice(last);
   };
+  return { mark, unmark, slice };
+}
+
+/** Renders a tree of matches into the text, recording each match's replacement in `planned`. */
+function createRenderer(text: string, raw: readonly RawMatch[], templates: readonly string[], parsed: readonly TemplatePart[][], planned: PlannedMatch[]) {
+  const eol = eolOf(text);
+  const { mark, unmark, slice } = literalSlicer(text, raw, templates);
   // Each template with its line breaks in the file's line ending, split into parts; a
   // metavariable's indentation is that of its template line (the CLI's create_template).
   const varIndents = templates.map((t) => parseTemplateAt(t).map((p) => (p.ref ? cliIndentAt(t, p.at) : 0)));
@@ -266,10 +291,7 @@ export function planRewrite(text: string, raw: readonly RawMatch[], templates: r
     planned.push({ op: m.op, start: m.start, end: m.end, depth: node.depth, matched: text.slice(m.start, m.end), replacement: unmark(out) });
     return out;
   };
-
-  const after = unmark(renderRange(0, text.length, roots));
-  planned.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
-  return { ok: true, after, matches: planned };
+  return { renderRange, unmark };
 }
 
 /** Keeps the first `n` matches in document order (outer before inner): a kept inner always has its outer. */
