@@ -128,7 +128,39 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     gitTimeoutMs: input.gitTimeoutMs,
     ...(explicitLang ? { accept: (rel: string) => explicitLang.extensions.includes(path.posix.extname(rel).toLowerCase()) } : {}),
   });
+  const langOf = languagesOf(input, discovery, explicitLang);
+  const napi = await loadNapi();
+  const initial = [...new Set(langOf.values())].sort();
+  ensureLanguages(napi, initial.length > 0 ? initial : explicitLang ? [explicitLang.id] : []);
+  const { langs, patternIssues, warnings } = checkPatterns(input, napi, langOf, initial, explicitLang);
 
+  const prefilter: Record<string, PrefilterSpec> = {};
+  for (const lang of langs) prefilter[lang] = buildPrefilter(input.pats, langById(lang), Boolean(input.sel));
+  const job: EngineJob = {
+    ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {}, all: input.allCaptures?.[i] ?? input.captures[i] ?? {} })),
+    ...(input.sel ? { sel: input.sel } : {}),
+    prefilter,
+    maxFileBytes: input.maxFileBytes,
+  };
+  const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
+  input.onStart?.({ discovery, langOf, prefilter });
+  const { results, skipped, filesSearched } = await searchFiles(input, discovery, files, job);
+  return {
+    napi,
+    discovery,
+    langOf,
+    langs,
+    results,
+    skipped,
+    filesSearched,
+    prefilter,
+    patternIssues,
+    patternWarnings: [...warnings].map(([text, op]) => ({ op, text })),
+  };
+}
+
+/** Each discovered file's language: the step's `lang`, else inferred per file (one family for ast_edit). */
+function languagesOf(input: SearchInput, discovery: Discovery, explicitLang: LangInfo | undefined): Map<string, string> {
   const langOf = new Map<string, string>();
   if (explicitLang) {
     for (const f of discovery.files) langOf.set(f.rel, explicitLang.id);
@@ -172,10 +204,15 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
       throw new ToolError(`\`lang\` is required for ${input.toolName} when path/glob resolves to multiple languages: ${names.join(", ")}`);
     }
   }
-  let langs = [...new Set(langOf.values())].sort();
+  return langOf;
+}
 
-  const napi = await loadNapi();
-  ensureLanguages(napi, langs.length > 0 ? langs : explicitLang ? [explicitLang.id] : []);
+/**
+ * Every pattern checked in every language; with mixed languages (ast_grep) a pattern invalid in
+ * one of them leaves that language's files out (listed), invalid in all of them is the error.
+ */
+function checkPatterns(input: SearchInput, napi: Napi, langOf: Map<string, string>, initial: string[], explicitLang: LangInfo | undefined) {
+  let langs = initial;
   const patternIssues: string[] = [];
   const warnings = new Map<string, number>();
   const check = (lang: string, pat: string, i: number) => {
@@ -208,17 +245,12 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     }
   }
 
-  const prefilter: Record<string, PrefilterSpec> = {};
-  for (const lang of langs) prefilter[lang] = buildPrefilter(input.pats, langById(lang), Boolean(input.sel));
-  const job: EngineJob = {
-    ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {}, all: input.allCaptures?.[i] ?? input.captures[i] ?? {} })),
-    ...(input.sel ? { sel: input.sel } : {}),
-    prefilter,
-    maxFileBytes: input.maxFileBytes,
-  };
-  const files: EngineFile[] = discovery.files.filter((f) => langOf.has(f.rel)).map((f) => ({ rel: f.rel, abs: f.abs, lang: langOf.get(f.rel)! }));
+  return { langs, patternIssues, warnings };
+}
+
+/** The engine over the files: results in file order (or to the sink), skips listed in file order. */
+async function searchFiles(input: SearchInput, discovery: Discovery, files: EngineFile[], job: EngineJob) {
   const sizes = new Map(discovery.files.map((f) => [f.rel, f.size]));
-  input.onStart?.({ discovery, langOf, prefilter });
   // Discovery's own skips (FIFOs, devices, names not UTF-8) are listed with the engine's.
   const skipped: SearchOutcome["skipped"] = discovery.skipped.map((s) => ({ path: s.rel, reason: "unreadable" as const, message: s.message }));
   const engineSkips: Array<SearchOutcome["skipped"][number] & { index: number }> = [];
@@ -238,18 +270,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   );
   engineSkips.sort((a, b) => a.index - b.index);
   for (const { index: _index, ...s } of engineSkips) skipped.push(s);
-  return {
-    napi,
-    discovery,
-    langOf,
-    langs,
-    results,
-    skipped,
-    filesSearched,
-    prefilter,
-    patternIssues,
-    patternWarnings: [...warnings].map(([text, op]) => ({ op, text })),
-  };
+  return { results, skipped, filesSearched };
 }
 
 /** Capture names of a pattern (name → multi), for ast_grep's meta display. */
