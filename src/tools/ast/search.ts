@@ -48,7 +48,7 @@ interface SearchInput {
   onStart?: ((s: Pick<SearchOutcome, "discovery" | "langOf" | "prefilter">) => void) | undefined;
 }
 
-interface SearchOutcome {
+export interface SearchOutcome {
   napi: Napi;
   discovery: Discovery;
   /** Language id per candidate file. */
