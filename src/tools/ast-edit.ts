@@ -6,7 +6,7 @@ import type { FileResult } from "./ast/engine.js";
 import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { applyEdits, editBetween } from "../workspace/change.js";
-import type { ToolHost } from "./host.js";
+import { searchContext, type ToolHost } from "./host.js";
 import { astCheck } from "./preflight.js";
 import { badMatches, goodMatches, matchText } from "./ast/engine.js";
 import { napiSync } from "./ast/langs.js";
@@ -295,10 +295,8 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       let nextIndex = 0;
       const search = await runSearch({
         onUpdate,
-        cache: host.cache,
-        tuning: host.ast,
+        ...searchContext(host),
         toolName: "ast_edit",
-        root: host.workspace.root,
         pats,
         captures,
         allCaptures,
@@ -306,9 +304,6 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
         path: params.path,
         glob: params.glob,
         sel,
-        scope: host.scope,
-        gitTimeoutMs: host.gitTimeoutMs,
-        maxFileBytes: host.workspace.maxFileBytes,
         signal,
         patWhere: (i) => `ops[${i}].pat`,
         onStart: (s) => {

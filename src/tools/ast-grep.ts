@@ -3,7 +3,7 @@ import { ToolError } from "../errors.js";
 import type { AgentToolResult, Tool, ToolUpdateCallback } from "../domain/types.js";
 import type { Discovery } from "../discovery/index.js";
 import { textResult } from "../domain/types.js";
-import type { ToolHost } from "./host.js";
+import { searchContext, type ToolHost } from "./host.js";
 import { astCheck } from "./preflight.js";
 import { badMatches, goodMatches } from "./ast/engine.js";
 import { LineIndex } from "./ast/rewrite.js";
@@ -98,19 +98,14 @@ async function executeAstGrep(
   const captures = pats.map((p) => allCaptures(p));
   const search = await runSearch({
     onUpdate,
-    cache: host.cache,
-    tuning: host.ast,
+    ...searchContext(host),
     toolName: "ast_grep",
-    root: host.workspace.root,
     pats,
     captures,
     lang: params.lang,
     path: params.path,
     glob: params.glob,
     sel,
-    scope: host.scope,
-    gitTimeoutMs: host.gitTimeoutMs,
-    maxFileBytes: host.workspace.maxFileBytes,
     signal,
     patWhere: (i) => `pat[${i}]`,
   });

@@ -30,3 +30,15 @@ export interface ToolHost {
   /** How the structural tools may use the machine (threads, forced collections); absent: automatic. */
   ast?: AstTuning | undefined;
 }
+
+/** What every structural search takes from the host: the tree, the run's scope and its engine settings. */
+export function searchContext(host: ToolHost) {
+  return {
+    cache: host.cache,
+    tuning: host.ast,
+    root: host.workspace.root,
+    scope: host.scope,
+    gitTimeoutMs: host.gitTimeoutMs,
+    maxFileBytes: host.workspace.maxFileBytes,
+  };
+}
