@@ -25,9 +25,11 @@ import { LineIndex, type RawMatch } from "./rewrite.js";
 import {
   collect,
   combine,
+  compileRequirement,
+  meets,
   opConfig,
-  runRegex,
   traverse,
+  type CompiledRequirement,
   type Combined,
   type EngineOp,
   type Found,
@@ -98,15 +100,47 @@ export interface MatchResult {
 
 type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined };
 
-/** The ops a text can match: those whose prefilter requirement holds (all when there is none). */
-function activeOps(text: string, job: Job, lang: string): number[] {
-  const spec = job.prefilter?.[lang] ?? null;
-  const all = job.ops.map((_, i) => i);
-  if (spec === null || spec.length !== job.ops.length) return all;
-  return all.filter((i) => {
-    const req = spec[i]!;
-    return req.words.every((w) => text.includes(w)) && req.runs.every((r) => runRegex(r).test(text));
-  });
+/**
+ * What matching a job compiles once, for every text it is asked about: each language's prefilter
+ * requirements with their regexes, and the combined rule of all the ops (a whole-file walk needs
+ * no prefilter).
+ */
+export class CompiledJob {
+  readonly #requirements = new Map<string, ReadonlyArray<CompiledRequirement> | null>();
+  #whole: Combined | null | undefined;
+  constructor(readonly job: Job) {}
+
+  /** Per op, the prefilter requirement in `lang`; null when the job has none there. */
+  requirements(lang: string): ReadonlyArray<CompiledRequirement> | null {
+    let reqs = this.#requirements.get(lang);
+    if (reqs === undefined) {
+      const spec = this.job.prefilter?.[lang] ?? null;
+      reqs = spec !== null && spec.length === this.job.ops.length ? spec.map(compileRequirement) : null;
+      this.#requirements.set(lang, reqs);
+    }
+    return reqs;
+  }
+
+  /** The ops a text can match: those whose prefilter requirement holds (all when there is none). */
+  activeOps(text: string, lang: string): number[] {
+    const reqs = this.requirements(lang);
+    const all = this.job.ops.map((_, i) => i);
+    return reqs === null ? all : all.filter((i) => meets(reqs[i]!, text));
+  }
+
+  /** The combined rule of all of the job's ops. */
+  wholeRule(): Combined | null {
+    const { ops, sel } = this.job;
+    this.#whole ??=
+      ops.length === 0
+        ? null
+        : combine(
+            ops,
+            ops.map((_, i) => i),
+            sel,
+          );
+    return this.#whole;
+  }
 }
 
 /** Spans of the text to parse ([start, end), UTF-16), answered with their syntax trees in order. */
@@ -119,22 +153,6 @@ type Request = ParseSpans | WholeRequest;
 type Reply = SgRoot[] | SgNode[] | null;
 const isWhole = (r: Request): r is WholeRequest => !Array.isArray(r);
 
-/** The combined rule of all of a job's ops (one per job: a whole-file walk needs no prefilter). */
-const wholeRules = new WeakMap<Job, Combined | null>();
-function wholeRule(job: Job): Combined | null {
-  if (!wholeRules.has(job))
-    wholeRules.set(
-      job,
-      job.ops.length === 0
-        ? null
-        : combine(
-            job.ops,
-            job.ops.map((_, i) => i),
-            job.sel,
-          ),
-    );
-  return wholeRules.get(job)!;
-}
 type SgRoot = ReturnType<Napi["parse"]>;
 
 const spanText = (text: string, [start, end]: [number, number]) => (start === 0 && end === text.length ? text : text.slice(start, end));
@@ -145,11 +163,11 @@ const spanText = (text: string, [start, end]: [number, number]) => (start === 0 
  */
 export function matchText(napi: Napi, lang: string, text: string, job: Job): MatchResult {
   ensureLanguages(napi, [lang]);
-  return matchTextHere(napi, lang, text, job);
+  return matchTextHere(napi, lang, text, new CompiledJob(job));
 }
 
 /** matchText in a language already registered, each tree's source counted by `onParsed`. */
-function matchTextHere(napi: Napi, lang: string, text: string, job: Job, onParsed?: (bytes: number) => void): MatchResult {
+function matchTextHere(napi: Napi, lang: string, text: string, job: CompiledJob, onParsed?: (bytes: number) => void): MatchResult {
   const steps = matching(lang, text, job, false, onParsed);
   let step = steps.next();
   while (!step.done) step = steps.next((step.value as ParseSpans).map((span) => napi.parse(lang as never, spanText(text, span))));
@@ -165,7 +183,7 @@ export async function matchTextAsync(
   napi: Napi,
   lang: string,
   text: string,
-  job: Job,
+  job: CompiledJob,
   parse: AsyncParse = napiParseAsync(napi),
   find?: WholeFind,
   onParsed?: (bytes: number) => void,
@@ -219,6 +237,7 @@ const isClean = (w: Walked) => w.errors.length === 0 && w.missing.length === 0;
 interface Matcher {
   lang: string;
   job: Job;
+  compiled: CompiledJob;
   active: number[];
   info: LangInfo;
   options: TraverseOptions;
@@ -243,16 +262,16 @@ interface Matcher {
 function* matching(
   lang: string,
   text: string,
-  job: Job,
+  compiled: CompiledJob,
   wholeFinds = false,
   onParsed: (bytes: number) => void = ignoreBytes,
 ): Generator<Request, MatchResult, Reply> {
-  const active = activeOps(text, job, lang);
+  const active = compiled.activeOps(text, lang);
   if (active.length === 0) return { matches: [], issues: [] };
   const info = langById(lang);
-  const spec = job.prefilter?.[lang] ?? null;
-  const options = { stringKinds: info.stringKinds, requirements: spec !== null && spec.length === job.ops.length ? spec : undefined };
-  const m: Matcher = { lang, job, active, info, options, onParsed };
+  const { job } = compiled;
+  const options = { stringKinds: info.stringKinds, requirements: compiled.requirements(lang) ?? undefined };
+  const m: Matcher = { lang, job, compiled, active, info, options, onParsed };
   const w = yield* wholeWalk(m, text, wholeFinds);
   if (isClean(w)) return { matches: w.found.map((f) => f.match), issues: [] };
   const holds = tokenFinder(text, job, active, info);
@@ -280,7 +299,7 @@ function walkRoot(m: Matcher, root: SgRoot, start: number, end: number): Walked 
 
 /** The whole text's walk: by napi's own threads when asked (`wholeFinds`) and available, else by a parse here. */
 function* wholeWalk(m: Matcher, text: string, wholeFinds: boolean): Generator<Request, Walked, Reply> {
-  const c = wholeFinds ? wholeRule(m.job) : null;
+  const c = wholeFinds ? m.compiled.wholeRule() : null;
   if (c !== null) {
     const nodes = (yield { whole: c }) as SgNode[] | null;
     if (nodes !== null) {
@@ -307,7 +326,7 @@ function statementsToParse(
   const matchless: Array<[number, number]> = [];
   const boundaries = m.lang === "TypeScript" ? statementBoundaries(text) : null;
   for (const span of boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : []) {
-    (activeOps(text.slice(span[0], span[1]), m.job, m.lang).length > 0 ? spans : matchless).push(span);
+    (m.compiled.activeOps(text.slice(span[0], span[1]), m.lang).length > 0 ? spans : matchless).push(span);
   }
   return { spans, matchless };
 }
@@ -537,6 +556,7 @@ export interface MatchCache {
 export class FileProcessor {
   readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
   readonly #languages = { done: false };
+  readonly #compiled: CompiledJob;
   readonly #onParsed: ((bytes: number) => void) | undefined;
   constructor(
     readonly napi: Napi,
@@ -545,6 +565,7 @@ export class FileProcessor {
     reclaimer?: Reclaimer,
   ) {
     this.#onParsed = reclaimer && ((bytes) => reclaimer.parsedBytes(bytes));
+    this.#compiled = new CompiledJob(job);
   }
 
   #filter(lang: string): ((bytes: Buffer) => boolean) | null {
@@ -558,7 +579,7 @@ export class FileProcessor {
     const hit = this.cache?.get(file.lang, read.bytes, read.text);
     if (hit) return this.#result(file, read.bytes, read.text, hit);
     ensureLanguages(this.napi, [file.lang], this.#languages);
-    return this.#result(file, read.bytes, read.text, this.#kept(file, read, matchTextHere(this.napi, file.lang, read.text, this.job, this.#onParsed)));
+    return this.#result(file, read.bytes, read.text, this.#kept(file, read, matchTextHere(this.napi, file.lang, read.text, this.#compiled, this.#onParsed)));
   }
 
   /** process() with the parses on libuv's thread pool (matchTextAsync). */
@@ -569,7 +590,7 @@ export class FileProcessor {
     if (hit) return this.#result(file, read.bytes, read.text, hit);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
     ensureLanguages(this.napi, [file.lang], this.#languages);
-    const answer = await matchTextAsync(this.napi, file.lang, read.text, this.job, parse, find, this.#onParsed);
+    const answer = await matchTextAsync(this.napi, file.lang, read.text, this.#compiled, parse, find, this.#onParsed);
     return this.#result(file, read.bytes, read.text, this.#kept(file, read, answer));
   }
 

@@ -86,15 +86,22 @@ export interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
   /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
-  requirements?: ReadonlyArray<PatternRequirement | null> | undefined;
+  requirements?: ReadonlyArray<CompiledRequirement | null> | undefined;
 }
 
-const runRegexes = new Map<string, RegExp>();
-/** A prefilter run's regex, compiled once (no `g` flag: `test` keeps no state). */
-export function runRegex(source: string): RegExp {
-  let re = runRegexes.get(source);
-  if (!re) runRegexes.set(source, (re = new RegExp(source)));
-  return re;
+/** A prefilter requirement with its runs compiled (no `g` flag: `test` keeps no state). */
+export interface CompiledRequirement {
+  words: readonly string[];
+  runs: readonly RegExp[];
+}
+
+export function compileRequirement(req: PatternRequirement): CompiledRequirement {
+  return { words: req.words, runs: req.runs.map((source) => new RegExp(source)) };
+}
+
+/** Whether `text` holds every word and run of the requirement. */
+export function meets(req: CompiledRequirement, text: string): boolean {
+  return req.words.every((w) => text.includes(w)) && req.runs.every((r) => r.test(text));
 }
 
 /** The marker capture's name prefix (an op's letters follow); no pattern of a user's names it. */
@@ -372,10 +379,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
   const alsoMatches = (node: SgNode, k: number, text: () => string): boolean => {
     const req = reqs?.[active[k]!];
-    if (req) {
-      const t = text();
-      if (!req.words.every((w) => t.includes(w)) || !req.runs.every((r) => runRegex(r).test(t))) return false;
-    }
+    if (req && !meets(req, text())) return false;
     return node.matches(configs[k] as never);
   };
   // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
