@@ -1,32 +1,32 @@
 #!/usr/bin/env node
-// The CLI's launcher. `--version` is answered from package.json before anything else loads.
-// Otherwise it runs the bundled CLI (dist/bundle/cli.cjs, one CommonJS file: scripts/bundle.mjs)
-// through node:vm with a V8 code cache, so a run does not compile again what the same command
-// compiled last time. The cache lives in dist/bundle/.code-cache/ (tollgate's own directory, wiped
-// by every build), one file per command, keyed by the Node version, its flags and the bundle's
-// size and mtime; V8 itself refuses data of another V8 or source, and then the run compiles as
-// usual and writes a fresh file as it exits (atomically: a temp file renamed). A directory that
-// is not writable only means no cache. TOLLGATE_CODE_CACHE=0 turns it off.
-// Built-ins come from process.getBuiltinModule, not `import`: an ES import of one builds its ES
-// facade, which reads every export (node:fs's lazy ReadStream getter loads fs streams).
+// The CLI's launcher, a CommonJS script (bin/package.json): an ES module entry point would start
+// Node's ES loader, a few milliseconds of every run. `--version` is answered from package.json
+// before anything else loads. Otherwise it runs the bundled CLI (dist/bundle/cli.cjs, one CommonJS
+// file: scripts/bundle.mjs) through node:vm with a V8 code cache, so a run does not compile again
+// what the same command compiled last time. The cache lives in dist/bundle/.code-cache/ (tollgate's
+// own directory, wiped by every build), one file per command, keyed by the Node version, its flags
+// and the bundle's size and mtime; V8 itself refuses data of another V8 or source, and then the run
+// compiles as usual and writes a fresh file as it exits (atomically: a temp file renamed). A
+// directory that is not writable only means no cache. TOLLGATE_CODE_CACHE=0 turns it off.
+/* global __dirname */
 const { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = process.getBuiltinModule("node:fs");
 const { createRequire } = process.getBuiltinModule("node:module");
 const path = process.getBuiltinModule("node:path");
-const { fileURLToPath } = process.getBuiltinModule("node:url");
 const v8 = process.getBuiltinModule("node:v8");
 const vm = process.getBuiltinModule("node:vm");
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
-  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.stdout.write(`${JSON.parse(readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).version}\n`);
 } else {
   launch();
 }
 
 function launch() {
-  const bundle = fileURLToPath(new URL("../dist/bundle/cli.cjs", import.meta.url));
+  const bundle = path.join(__dirname, "..", "dist", "bundle", "cli.cjs");
   const dir = path.dirname(bundle);
-  const source = readFileSync(bundle, "utf8");
+  // The bundle is ASCII (scripts/bundle.mjs checks): read as latin1, it needs no UTF-8 decoding.
+  const source = readFileSync(bundle, "latin1");
   const cacheFile = process.env.TOLLGATE_CODE_CACHE === "0" ? undefined : path.join(dir, ".code-cache", `${cacheKey(bundle)}.bin`);
   let cachedData;
   try {

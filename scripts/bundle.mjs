@@ -94,13 +94,24 @@ const yargsNoHelpCache = {
 
 /**
  * Node built-ins that the start of every run would load for nothing: child_process (git and
- * exec, which most runs never call) and assert (two functions yargs keeps for its own checks)
- * cost a few milliseconds each to initialise. An ES `import` of one, in tollgate's code or yargs'
+ * exec, which most runs never call), assert (two functions yargs keeps for its own checks, which
+ * pass) and fs/promises (it loads fs watchers and readline) cost a few milliseconds each to
+ * initialise. An ES `import` of one, in tollgate's code or yargs'
  * shim, gets a module of forwarding functions that require the real module on first call. Only
  * functions are forwarded: an import of anything else (a class) fails the build. Other packages
  * (execa imports ChildProcess, a class) and `require()` calls are left as they are.
  */
-const LAZY_BUILTINS = ["child_process", "assert"];
+const LAZY_BUILTINS = ["child_process", "assert", "fs/promises"];
+/**
+ * Checks that pass return without the module (yargs makes them on every start); one that fails,
+ * or a call short of arguments, is the real function's to judge and report.
+ */
+const PASSING = {
+  assert: {
+    strictEqual: "if (args.length >= 2 && Object.is(args[0], args[1])) return;",
+    notStrictEqual: "if (args.length >= 2 && !Object.is(args[0], args[1])) return;",
+  },
+};
 const promisifyCustom = Symbol.for("nodejs.util.promisify.custom");
 const lazyBuiltins = {
   name: "lazy-builtins",
@@ -118,7 +129,7 @@ const lazyBuiltins = {
       const contents = [
         `let real;`,
         `const get = () => (real ??= require("node:${args.path}"));`,
-        ...names.map((k) => `export function ${k}(...args) { return get().${k}(...args); }`),
+        ...names.map((k) => `export function ${k}(...args) { ${PASSING[args.path]?.[k] ?? ""}return get().${k}(...args); }`),
         // util.promisify(execFile) resolves { stdout, stderr } through the real function's own promisified form.
         ...names
           .filter((k) => real[k][promisifyCustom] !== undefined)
@@ -129,6 +140,24 @@ const lazyBuiltins = {
       ].join("\n");
       return { contents, loader: "js", resolveDir: root };
     });
+  },
+};
+
+/**
+ * `await import("node:os")` of a built-in would go through Node's ES loader (started on first use:
+ * a few milliseconds) and build the module's ES facade, which reads every export (node:fs's lazy
+ * ReadStream getter loads fs streams). In the bundle it is a require() of the built-in instead,
+ * seen as an ES namespace (`default` the module, its properties the named exports), as it would be.
+ */
+const requiredBuiltins = {
+  name: "required-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, namespace: "required-builtin" } : undefined));
+    b.onLoad({ filter: /.*/, namespace: "required-builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: "js",
+      resolveDir: root,
+    }));
   },
 };
 
@@ -172,6 +201,7 @@ mkdirSync(outdir, { recursive: true });
 const cli = await build({
   ...common,
   entryPoints: ["dist/cli/main.js"],
+  plugins: [...common.plugins, requiredBuiltins],
   outfile: path.join(outdir, "cli.cjs"),
   format: "cjs",
   // Less source to read on every start (names kept: messages and stack traces still read).
@@ -182,7 +212,11 @@ const cli = await build({
   banner: { js: 'var __tgImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { "import.meta.url": "__tgImportMetaUrl" },
 });
-for (const f of cli.outputFiles) writeFileSync(f.path, routeDynamicImports(f.text));
+for (const f of cli.outputFiles) {
+  // esbuild escapes every non-ASCII character (its default charset): the launcher reads the bundle as latin1.
+  if (/[^\x00-\x7f]/.test(f.text)) throw new Error(`bundle: ${path.relative(root, f.path)} is not ASCII`);
+  writeFileSync(f.path, routeDynamicImports(f.text));
+}
 
 const worker = await build({
   ...common,

@@ -22,7 +22,7 @@ async function install() {
   const pkg = path.join(root, "pkg");
   await mkdir(path.join(pkg, "bin"), { recursive: true });
   await mkdir(path.join(pkg, "dist", "bundle"), { recursive: true });
-  await copyFile(path.join(REPO_ROOT, "bin", "tollgate.js"), path.join(pkg, "bin", "tollgate.js"));
+  for (const file of await readdir(path.join(REPO_ROOT, "bin"))) await copyFile(path.join(REPO_ROOT, "bin", file), path.join(pkg, "bin", file));
   await copyFile(path.join(REPO_ROOT, "dist", "bundle", "cli.cjs"), path.join(pkg, "dist", "bundle", "cli.cjs"));
   await copyFile(path.join(REPO_ROOT, "package.json"), path.join(pkg, "package.json"));
   await symlink(path.join(REPO_ROOT, "node_modules"), path.join(pkg, "node_modules"));

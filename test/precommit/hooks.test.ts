@@ -65,6 +65,7 @@ describe("the packed package", () => {
         "package/LICENSE",
         "package/npm-shrinkwrap.json",
         "package/bin/tollgate.js",
+        "package/bin/package.json",
         "package/dist/bundle/cli.cjs",
         "package/dist/index.d.ts",
         "package/schema/recipe.schema.json",
