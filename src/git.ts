@@ -1,16 +1,18 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import type { Env } from "./process-host.js";
 
 /**
  * tollgate's own git queries (file discovery, the report's HEAD and dirty flag) go through
  * node's execFile rather than execa: they need nothing execa adds, and not loading it keeps
- * a run without exec steps faster to start.
+ * a run without exec steps faster to start. `env` is the environment git runs with (it inherits
+ * the process's): git's own variables there (GIT_DIR) decide where the repository is.
  */
 
-/** Whether a `.git` (directory or file) exists at or above root; git itself has the last word. */
-export function insideGitWorkTree(root: string): boolean {
-  if (process.env.GIT_DIR) return true;
+/** Whether a `.git` (directory or file) exists at or above root, or GIT_DIR names one; git itself has the last word. */
+export function insideGitWorkTree(root: string, env: Env): boolean {
+  if (env.GIT_DIR) return true;
   let cur = path.resolve(root);
   for (;;) {
     if (existsSync(path.join(cur, ".git"))) return true;
@@ -33,8 +35,8 @@ export function runGit(root: string, args: string[], timeout = 0, encoding?: "bu
 }
 
 /** HEAD and whether tracked files differ from it; nulls outside a work tree. */
-export async function gitState(root: string): Promise<{ head: string | null; dirty: boolean | null }> {
-  if (!insideGitWorkTree(root)) return { head: null, dirty: null };
+export async function gitState(root: string, env: Env): Promise<{ head: string | null; dirty: boolean | null }> {
+  if (!insideGitWorkTree(root, env)) return { head: null, dirty: null };
   const head = await runGit(root, ["rev-parse", "HEAD"], 5000);
   if (head === null) return { head: null, dirty: null };
   const status = await runGit(root, ["status", "--porcelain", "--untracked-files=no"], 10000);
@@ -42,8 +44,8 @@ export async function gitState(root: string): Promise<{ head: string | null; dir
 }
 
 /** The work tree's top-level directory (for repository-relative paths), or null outside one. */
-export async function gitTopLevel(root: string): Promise<string | null> {
-  if (!insideGitWorkTree(root)) return null;
+export async function gitTopLevel(root: string, env: Env): Promise<string | null> {
+  if (!insideGitWorkTree(root, env)) return null;
   const out = await runGit(root, ["rev-parse", "--show-toplevel"], 5000);
   return out === null ? null : out.trim();
 }
@@ -95,8 +97,8 @@ const fields = (out: string): string[] => out.split("\0").filter((f) => f !== ""
  * untracked nested repository is listed by git as a directory and skipped). Paths are relative to
  * the top level; callers relativise them to the workspace.
  */
-export async function changedSince(root: string, ref: string, options: { exact?: boolean } = {}): Promise<ChangeSet> {
-  if (!insideGitWorkTree(root)) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git repository`);
+export async function changedSince(root: string, ref: string, options: { exact?: boolean; env: Env }): Promise<ChangeSet> {
+  if (!insideGitWorkTree(root, options.env)) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git repository`);
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], GIT_TIMEOUT);
   if (topOut === null) throw new ChangedSinceError(`--changed-since ${ref}: ${root} is not inside a git work tree`);
   const top = topOut.trim();

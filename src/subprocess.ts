@@ -1,3 +1,5 @@
+import type { ProcessHost } from "./process-host.js";
+
 export interface ExecOptions {
   cwd?: string;
   timeout?: number;
@@ -21,13 +23,8 @@ function cap(text: string): string {
 }
 
 /** Sends `signal` to the whole process group led by `pid` (ignored when it is gone). */
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is gone
-  }
+function killGroup(host: Pick<ProcessHost, "kill">, pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid !== undefined) host.kill(-pid, signal);
 }
 
 /**
@@ -37,9 +34,10 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * The command runs in a process group of its own (never hang). `timeout` and the
  * cancel signal kill the whole group (SIGTERM, SIGKILL a second later), and when the command
  * itself exits, whatever it left running in its group is ended too: `sh -c "sleep 25 & echo x"`
- * is done when `sh` is, not when the orphaned `sleep` would close the output pipe.
+ * is done when `sh` is, not when the orphaned `sleep` would close the output pipe. The groups
+ * are signalled through `host`.
  */
-export function createExec(defaultCwd: string): ExecFn {
+export function createExec(defaultCwd: string, host: Pick<ProcessHost, "kill">): ExecFn {
   return async (command, args, options = {}) => {
     const { execa } = await import("execa");
     const subprocess = execa(command, args, {
@@ -57,8 +55,8 @@ export function createExec(defaultCwd: string): ExecFn {
     let canceled = false;
     let forceTimer: NodeJS.Timeout | undefined;
     const stop = () => {
-      killGroup(pid, "SIGTERM");
-      forceTimer ??= setTimeout(() => killGroup(pid, "SIGKILL"), 1000);
+      killGroup(host, pid, "SIGTERM");
+      forceTimer ??= setTimeout(() => killGroup(host, pid, "SIGKILL"), 1000);
     };
     const timer =
       options.timeout !== undefined
@@ -73,7 +71,7 @@ export function createExec(defaultCwd: string): ExecFn {
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
-    subprocess.on("exit", () => killGroup(pid, "SIGKILL"));
+    subprocess.on("exit", () => killGroup(host, pid, "SIGKILL"));
     let result;
     try {
       result = await subprocess;

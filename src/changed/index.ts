@@ -10,12 +10,15 @@ import { changedSince, ChangedSinceError, type ChangeSet } from "../git.js";
 import type { ChangedScope } from "../scope.js";
 import { realOf, recipeInputs, type RecipeInput, type RecipeSource } from "./inputs.js";
 import { relativeInside, toPosix } from "../util/inside.js";
+import type { Env } from "../process-host.js";
 
 interface ChangedRequest extends RecipeSource {
   /** The REF given, or the merge-base a plan recorded (then `exact`). */
   ref: string;
   /** true: `ref` is the merge-base itself (apply reusing its plan's), not a ref to merge with HEAD. */
   exact?: boolean;
+  /** The environment git runs with (its GIT_DIR); absent: no git variables set. */
+  env?: Env | undefined;
 }
 
 /** What CI users need to hear when a ref does not resolve (shallow checkouts). */
@@ -26,7 +29,7 @@ const CHANGED_SINCE_HINT =
 export async function resolveChangedScope(req: ChangedRequest): Promise<ChangedScope> {
   let set: ChangeSet;
   try {
-    set = await changedSince(req.cwd, req.ref, { exact: req.exact === true });
+    set = await changedSince(req.cwd, req.ref, { exact: req.exact === true, env: req.env ?? {} });
   } catch (err) {
     if (err instanceof ChangedSinceError) throw new InputError([{ message: err.message }, { message: CHANGED_SINCE_HINT }]);
     throw err;

@@ -4,6 +4,7 @@ import { asError, messageOf } from "../util/thrown.js";
 import { EXIT } from "../exit-codes.js";
 import { optionNames, register, type CommandSpec, type Invocation } from "./command.js";
 import { formatOf, type Format } from "./options.js";
+import { nodeProcess } from "../process-host.js";
 
 /** Thrown by yargs' fail handler: usage errors exit 2. */
 class UsageError extends TollgateError {
@@ -34,7 +35,7 @@ const ABOUT = "Run codemod recipes: preview every change, gate it by policy, app
 
 /** Parses argv, runs one command, returns its exit code. Errors are caught here, once. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const invocation: Invocation = { argv: [...argv], env };
+  const invocation: Invocation = { argv: [...argv], env, process: nodeProcess() };
   let format: Format | undefined;
   try {
     const name = commandName(argv);

@@ -1,11 +1,14 @@
 import type { Argv, Options, PositionalOptions } from "yargs";
 import { OPTIONS, type OptionName } from "./options.js";
+import type { ProcessHost } from "../process-host.js";
 
 /** One invocation of the CLI: what it was given. Created by `main`, handed to the command it runs. */
 export interface Invocation {
   /** The command line after `tollgate` (the next-step hint echoes it back). */
   readonly argv: readonly string[];
   readonly env: NodeJS.ProcessEnv;
+  /** The process the command runs in, made once by `main` and passed to what it runs. */
+  readonly process: ProcessHost;
 }
 
 /**

@@ -62,7 +62,7 @@ export async function writeOutputs(report: Report, args: OutputArgs, ctx: Output
   if (args.sarif) {
     const { buildSarif } = await import("../report/sarif.js");
     const { gitTopLevel } = await import("../git.js");
-    const top = await gitTopLevel(report.run.cwd);
+    const top = await gitTopLevel(report.run.cwd, env);
     const rel = top ? toPosix(path.relative(top, report.run.cwd)) : "";
     const built = buildSarif(report, { repoPrefix: rel.startsWith("..") ? "" : rel });
     if (built.truncated > 0) log(`tollgate: --sarif: ${built.truncated} result(s) left out to stay within GitHub code scanning's limits`);

@@ -9,6 +9,7 @@ import { asError, messageOf } from "../util/thrown.js";
 import { DEFAULT_TOOL_LOAD_TIMEOUT_MS } from "../recipe/load.js";
 import type { Tool } from "../domain/types.js";
 import type { CustomToolAPI, CustomToolFactory } from "./types.js";
+import type { ProcessHost } from "../process-host.js";
 
 const DECLARATIVE_REFUSED = "Declarative tool files (.md, .json) cannot be loaded as executable modules";
 const NO_DEFAULT_EXPORT = "Tool must export a default function";
@@ -26,7 +27,7 @@ export class ToolLoadError extends Error {
   }
 }
 
-let jitiInstance: { import(id: string): Promise<unknown> } | undefined;
+type Importer = (abs: string) => Promise<unknown>;
 
 /** The package's own entry, so `import ... from "tollgate"` in a tool gets this very instance. */
 function selfEntry(): string {
@@ -54,20 +55,23 @@ function typeboxDir(): string | undefined {
 /** Bare specifiers a tool may import without having them installed beside it. */
 const PROVIDED = ["tollgate", "@sinclair/typebox"];
 
-async function jitiImport(abs: string): Promise<unknown> {
-  if (!jitiInstance) {
-    const { createJiti } = await import("jiti");
-    const typebox = typeboxDir();
-    jitiInstance = createJiti(import.meta.url, {
-      moduleCache: false,
-      tryNative: false,
-      alias: { tollgate: selfEntry(), ...(typebox ? { "@sinclair/typebox": typebox } : {}) },
+/** The TypeScript loader (jiti), made on first use and kept for the loader's later modules. */
+function jitiImporter(): Importer {
+  let jiti: Promise<{ import(id: string): Promise<unknown> }> | undefined;
+  return async (abs) => {
+    jiti ??= import("jiti").then(({ createJiti }) => {
+      const typebox = typeboxDir();
+      return createJiti(import.meta.url, {
+        moduleCache: false,
+        tryNative: false,
+        alias: { tollgate: selfEntry(), ...(typebox ? { "@sinclair/typebox": typebox } : {}) },
+      });
     });
-  }
-  return jitiInstance.import(abs);
+    return (await jiti).import(abs);
+  };
 }
 
-async function importModule(abs: string): Promise<unknown> {
+async function importModule(abs: string, jitiImport: Importer): Promise<unknown> {
   const ext = path.extname(abs);
   if (ext !== ".js" && ext !== ".mjs") return jitiImport(abs);
   try {
@@ -98,20 +102,36 @@ function isToolShape(value: unknown): value is Tool {
   );
 }
 
-/**
- * Loads one custom tool module (.ts/.mts/.js/.mjs, no build step) and calls its default-export
- * factory with `pi`. Throws ToolLoadError with the loader's exact messages, prefixed by the path.
- * The module's import and the factory each have `timeoutMs` to settle: a factory that never
- * settles while a timer of its own keeps the process alive is a load error, not a run that never
- * starts.
- */
-export async function loadCustomToolModule(
-  abs: string,
-  pi: CustomToolAPI,
-  existing: ReadonlySet<string>,
-  display: string = abs,
-  timeoutMs: number = DEFAULT_TOOL_LOAD_TIMEOUT_MS,
-): Promise<Tool[]> {
+/** Loads a run's custom tool modules (one TypeScript loader for all of them). */
+export interface CustomToolLoader {
+  /**
+   * Loads one custom tool module (.ts/.mts/.js/.mjs, no build step) and calls its default-export
+   * factory with `pi`. Throws ToolLoadError with the loader's exact messages, prefixed by the path.
+   * The module's import and the factory each have `timeoutMs` to settle: a factory that never
+   * settles while a timer of its own keeps the process alive is a load error, not a run that never
+   * starts (`host.onLoopEmpty` tells when nothing could settle it any more).
+   */
+  load(abs: string, pi: CustomToolAPI, existing: ReadonlySet<string>, display?: string, timeoutMs?: number): Promise<Tool[]>;
+}
+
+export function customToolLoader(host: Pick<ProcessHost, "onLoopEmpty">): CustomToolLoader {
+  const jitiImport = jitiImporter();
+  return {
+    load: (abs, pi, existing, display = abs, timeoutMs = DEFAULT_TOOL_LOAD_TIMEOUT_MS) =>
+      loadModule({ abs, pi, existing, display, timeoutMs }, host, jitiImport),
+  };
+}
+
+interface LoadRequest {
+  abs: string;
+  pi: CustomToolAPI;
+  existing: ReadonlySet<string>;
+  display: string;
+  timeoutMs: number;
+}
+
+async function loadModule(req: LoadRequest, host: Pick<ProcessHost, "onLoopEmpty">, jitiImport: Importer): Promise<Tool[]> {
+  const { abs, pi, existing, display, timeoutMs } = req;
   const ext = path.extname(abs).toLowerCase();
   if (ext === ".md" || ext === ".json") throw new ToolLoadError(display, DECLARATIVE_REFUSED);
   if (!LOADABLE.has(ext)) throw new ToolLoadError(display, `Failed to load tool: unsupported file extension "${ext}" (use .ts, .mts, .js or .mjs)`);
@@ -120,13 +140,14 @@ export async function loadCustomToolModule(
   if (!st.isFile()) throw new ToolLoadError(display, `Failed to load tool: not a regular file (${kindOf(st)})`);
   const settle = <T>(p: Promise<T>, what: string) =>
     bounded(p, {
+      host,
       timeoutMs,
       timedOut: () => new Error(`${what} did not settle within ${timeoutMs} ms (recipe toolLoadTimeout)`),
       stuck: () => new Error(`${what} can never settle (its promise is pending and nothing is left that could settle it)`),
     });
   let factory: unknown;
   try {
-    const mod = (await settle(importModule(abs), "the module")) as { default?: unknown } | undefined;
+    const mod = (await settle(importModule(abs, jitiImport), "the module")) as { default?: unknown } | undefined;
     factory = mod?.default;
     // jiti may wrap a CommonJS-style default one level deeper.
     if (factory && typeof factory === "object" && typeof (factory as { default?: unknown }).default === "function") {

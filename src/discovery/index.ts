@@ -17,6 +17,7 @@ import { kindOf, readRegularFileSync } from "../util/regular.js";
 import { assertGlobBounded } from "../policy/glob.js";
 import { messageOf } from "../util/thrown.js";
 import { STATE_DIR } from "../util/state-dir.js";
+import type { Env } from "../process-host.js";
 
 /** Directory names never entered, whatever the ignore files say. */
 const ALWAYS_SKIPPED_DIRS = [".git", STATE_DIR, "node_modules"];
@@ -34,6 +35,8 @@ interface DiscoverOptions {
   accept?: ((rel: string) => boolean) | undefined;
   /** How long `git ls-files` may take before the tree is walked instead (default 15 s: a FIFO .gitignore blocks git). */
   gitTimeoutMs?: number | undefined;
+  /** The environment git runs with: GIT_DIR there makes the tree a repository to ask (absent: no git variables set). */
+  env?: Env | undefined;
 }
 
 interface DiscoveredFile {
@@ -192,8 +195,9 @@ function commonDir(dirs: string[]): string {
  * or when git fails or does not finish in time (then the walk lists the files). Names that are not
  * valid UTF-8 are reported in `skipped`, not mangled into paths that do not exist.
  */
-async function gitList(root: string, dirs: string[], skipped: SkippedEntry[], timeoutMs: number): Promise<string[] | null> {
-  if (!insideGitWorkTree(root)) return null; // spares a process spawn outside repositories
+async function gitList(root: string, dirs: string[], skipped: SkippedEntry[], plan: Pick<ScopePlan, "gitTimeoutMs" | "env">): Promise<string[] | null> {
+  const timeoutMs = plan.gitTimeoutMs;
+  if (!insideGitWorkTree(root, plan.env)) return null; // spares a process spawn outside repositories
   const specs = dirs.includes(".") ? ["."] : dirs;
   const out = await runGit(
     root,
@@ -327,6 +331,7 @@ interface ScopePlan {
   dirEntries: ScopeEntry[];
   placeInEntries: (rel: string) => string | undefined;
   gitTimeoutMs: number;
+  env: Env;
 }
 
 /**
@@ -355,7 +360,7 @@ async function listCandidates(
   }
   const dirs = dirEntries.map((e) => e.base);
   if (dirs.length === 0) return { listed: [...explicitFiles], source: "explicit" };
-  const git = await gitList(root, dirs, skipped, plan.gitTimeoutMs);
+  const git = await gitList(root, dirs, skipped, plan);
   if (git !== null) return { listed: [...explicitFiles, ...git.filter(inDirEntry)], source: "git" };
   skipped.length = 0;
   const walked = await walkList(root, dirs, skipped);
@@ -411,6 +416,7 @@ export async function discoverFiles(options: DiscoverOptions): Promise<Discovery
     dirEntries,
     placeInEntries: entryPlacer(dirEntries),
     gitTimeoutMs: options.gitTimeoutMs ?? GIT_LIST_TIMEOUT_MS,
+    env: options.env ?? {},
   };
   const singleFile = entries.length === 1 && entries[0]!.kind === "file";
   const baseDir = singleFile

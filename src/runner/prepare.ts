@@ -1,6 +1,6 @@
 import path from "node:path";
 import { createCustomToolAPI } from "../custom/api.js";
-import { loadCustomToolModule, ToolLoadError } from "../custom/loader.js";
+import { customToolLoader, ToolLoadError } from "../custom/loader.js";
 import { InputError, type Issue } from "../errors.js";
 import { createExec } from "../subprocess.js";
 import { silentLogger } from "../logger.js";
@@ -16,6 +16,7 @@ import type { CheckOptions } from "../domain/types.js";
 import { displayPath } from "../util/inside.js";
 import { ensureStateDirSync } from "../workspace/journal.js";
 import { Workspace } from "../workspace/workspace.js";
+import { nodeProcess, type ProcessHost } from "../process-host.js";
 import { checkSteps, policyIssues, type CheckedSteps, type RecipePlace } from "./checks.js";
 import type { PreparedRun, RunInput, RunWorld } from "./types.js";
 
@@ -49,21 +50,22 @@ export async function validateRun(input: RunInput, world: RunWorld): Promise<Val
   return { steps: prepared.recipe.steps.length, ...checked };
 }
 
-async function prepareChecked(input: RunInput, world: RunWorld, options: CheckOptions): Promise<{ prepared: PreparedRun; checked: CheckedSteps }> {
-  const cwd = path.resolve(world.cwd);
+async function prepareChecked(input: RunInput, given: RunWorld, options: CheckOptions): Promise<{ prepared: PreparedRun; checked: CheckedSteps }> {
+  // The one default of the process for a library caller that passes none: the run's parts all get this one.
+  const world = { ...given, cwd: path.resolve(given.cwd), process: given.process ?? nodeProcess() };
   const recipeDisplay = display(path.resolve(input.recipePath), world.displayBase);
   const policy = await policyOf(input, world.displayBase);
   const { recipe: partial, raw } = await readRecipe(input.recipePath, recipeDisplay);
   partial.vars = applyVarOverrides(partial.vars, input.vars ?? []);
   const place: RecipePlace = { file: recipeDisplay, located: partial.located };
-  const { session, workspace, pi } = createRuntime(input, { ...world, cwd }, policy);
+  const { session, workspace, pi } = createRuntime(input, world, policy);
   const issues = [...customToolIssues(partial.tools, policy, place), ...policyIssues(raw.steps, session.tools, policy.allow, place)];
   if (issues.length > 0) throw new InputError(issues);
-  await loadCustomTools(partial, session, pi, world.displayBase);
+  await loadCustomTools(partial, session, pi, world);
   const steps = stepsOf(partial, raw, session, policy, place);
   const checked = await checkSteps(steps, session.tools, options, place);
   const recipe: Recipe = { ...partial, steps };
-  return { prepared: { input, world: { ...world, cwd }, recipe, policy, tools: session.tools, session, workspace }, checked };
+  return { prepared: { input, world, recipe, policy, tools: session.tools, session, workspace }, checked };
 }
 
 /** The policy in force: the one given, read or the default, with `--mode` over its default. */
@@ -96,7 +98,7 @@ interface Runtime {
 }
 
 /** The workspace, the session with the built-in tools registered, and custom tools' API. */
-function createRuntime(input: RunInput, world: RunWorld, policy: Policy): Runtime {
+function createRuntime(input: RunInput, world: RunWorld & { process: ProcessHost }, policy: Policy): Runtime {
   const cwd = world.cwd;
   const workspace = new Workspace({
     root: cwd,
@@ -105,13 +107,14 @@ function createRuntime(input: RunInput, world: RunWorld, policy: Policy): Runtim
     spill: fileSpill(() => [path.join(ensureStateDirSync(cwd), "tmp")]),
     protect: policy.protect,
     atomic: Boolean(input.atomic && !input.dryRun && !input.check),
+    process: world.process,
     ...(world.fs ? { fs: world.fs } : {}),
   });
   // Inactive until the run starts: a factory that pushes while it is loaded gets the
   // "store unavailable" error, in run, validate and tools alike.
-  const session = new Session({ cwd, active: false, ...(world.now ? { now: world.now } : {}) });
+  const session = new Session({ cwd, active: false, process: world.process, ...(world.now ? { now: world.now } : {}) });
   const logger = world.logger ?? silentLogger;
-  const exec = world.exec ?? createExec(cwd);
+  const exec = world.exec ?? createExec(cwd, world.process);
   const host: ToolHost = {
     cwd,
     workspace,
@@ -125,6 +128,7 @@ function createRuntime(input: RunInput, world: RunWorld, policy: Policy): Runtim
     ...(world.jscodeshift ? { jscodeshift: world.jscodeshift } : {}),
     ...(world.gitTimeoutMs !== undefined ? { gitTimeoutMs: world.gitTimeoutMs } : {}),
     ...(world.ast ? { ast: world.ast } : {}),
+    process: world.process,
   };
   for (const tool of builtinTools(host)) session.register(tool);
   const pi = createCustomToolAPI({
@@ -151,10 +155,11 @@ function currentToolOf(session: Session): () => string | undefined {
   return () => current;
 }
 
-async function loadCustomTools(partial: Omit<Recipe, "steps">, session: Session, pi: Runtime["pi"], base: string | undefined): Promise<void> {
+async function loadCustomTools(partial: Omit<Recipe, "steps">, session: Session, pi: Runtime["pi"], world: RunWorld & { process: ProcessHost }): Promise<void> {
+  const loader = customToolLoader(world.process);
   for (const modulePath of partial.tools) {
     try {
-      const tools = await loadCustomToolModule(modulePath, pi, new Set(session.tools.keys()), display(modulePath, base), partial.toolLoadTimeout);
+      const tools = await loader.load(modulePath, pi, new Set(session.tools.keys()), display(modulePath, world.displayBase), partial.toolLoadTimeout);
       for (const tool of tools) session.register(tool);
     } catch (err) {
       if (err instanceof ToolLoadError) throw new InputError(err.message);

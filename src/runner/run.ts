@@ -29,6 +29,7 @@ export async function executeRun(prepared: PreparedRun, controls: RunControls = 
   const guard = startRun(prepared.workspace.root, {
     lock: mayWrite,
     command: `tollgate ${input.command ?? "run"}`,
+    ...(prepared.world.process ? { process: prepared.world.process } : {}),
   });
   // The journal's record is written while the steps run, not in front of the first apply.
   if (mayWrite) prepared.workspace.transaction.prepare();
@@ -55,7 +56,11 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   const now = world.now ?? Date.now;
   const startedAt = now();
   // The tree the run started from (the run's own writes would make it dirty at the end).
-  const [git, repository] = await Promise.all([gitState(workspace.root), input.repository !== undefined ? input.repository : originRepository(workspace.root)]);
+  const env = world.process?.env ?? {};
+  const [git, repository] = await Promise.all([
+    gitState(workspace.root, env),
+    input.repository !== undefined ? input.repository : originRepository(workspace.root, env),
+  ]);
   // A step that is running when SIGINT/SIGTERM arrives (an exec command, a long scan) sees it.
   session.start(signal ? { signal } : {});
   const ctx = resolutionContext(prepared, controls, log, now);

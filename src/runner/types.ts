@@ -12,6 +12,7 @@ import type { StagedAction, Tool } from "../domain/types.js";
 import type { Workspace, WorkspaceFs } from "../workspace/workspace.js";
 import type { WorkerSettings } from "../tools/jscodeshift/workers.js";
 import type { AstTuning } from "../tools/ast/pool.js";
+import type { ProcessHost } from "../process-host.js";
 
 /** What to run: the recipe, the policy and what the user asked for. Plain data. */
 export interface RunInput {
@@ -69,6 +70,12 @@ export interface RunWorld {
   gitTimeoutMs?: number | undefined;
   /** How ast_grep, ast_edit and ast_scan may use the machine (threads, forced collections); absent: automatic. */
   ast?: AstTuning | undefined;
+  /**
+   * The process the run is in: its pid (the workspace lock, the journal), its environment, signals
+   * to commands' process groups, and hooks for its end (locks released, workers killed). Absent:
+   * this Node process (process-host.ts nodeProcess).
+   */
+  process?: ProcessHost | undefined;
 }
 
 /** Who approved an action, and how (the report's `approval`). */

@@ -4,6 +4,7 @@ import { ToolError } from "../errors.js";
 import { asError, messageOf } from "../util/thrown.js";
 import { sha256 } from "../util/hash.js";
 import { bounded } from "../util/settle.js";
+import { nodeProcess, type ProcessHost } from "../process-host.js";
 import { createResolveTool } from "./resolve.js";
 import { PendingActionStore } from "./store.js";
 import { joinText, type AgentToolResult, type PendingAction, type StagedAction, type Tool, type ToolCallResult } from "../domain/types.js";
@@ -56,6 +57,8 @@ interface SessionOptions {
   cwd: string;
   /** Milliseconds clock; injectable for deterministic tests. */
   now?: () => number;
+  /** The process the calls run in: a call is stuck when its event loop runs empty (absent: this one). */
+  process?: Pick<ProcessHost, "onLoopEmpty">;
   signal?: AbortSignal;
   /**
    * False: the session is not active until `start()` (the runner loads custom tools first, and
@@ -99,6 +102,7 @@ export class Session {
   readonly records: ToolCallRecord[] = [];
   #signal: AbortSignal | undefined;
   readonly #now: () => number;
+  readonly #host: Pick<ProcessHost, "onLoopEmpty">;
   readonly #listeners = new Set<(event: SessionEvent) => void>();
   readonly #pushCounts = new Map<string, number>();
   /** Records of the actions on the store, until a resolve consumes them. */
@@ -112,6 +116,7 @@ export class Session {
   constructor(options: SessionOptions) {
     this.cwd = options.cwd;
     this.#now = options.now ?? Date.now;
+    this.#host = options.process ?? nodeProcess();
     this.#signal = options.signal;
     this.#state = options.active === false ? "idle" : "active";
     this.register(createResolveTool(this.store, (action) => this.#consume(action)));
@@ -217,6 +222,7 @@ export class Session {
       const running = this.#calls.run(state, () => this.#execute(toolName, params, toolCallId, stepId));
       result = normalizeResult(
         await bounded(running, {
+          host: this.#host,
           timeoutMs: options.timeoutMs,
           timedOut: () => new ToolError(options.timeoutMessage ?? `${what} timed out after ${options.timeoutMs} ms`),
           stuck: () => new ToolError(`${what} can never finish: its promise is pending and nothing is left that could settle it (no timer, no I/O)`),

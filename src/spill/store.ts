@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readSync, rmdirSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,7 +42,8 @@ export function fileSpill(dirs: () => string[]): SpillStore {
     for (const dir of [...dirs(), os.tmpdir()]) {
       try {
         mkdirSync(dir, { recursive: true });
-        const name = path.join(dir, `spill-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+        // Unique by chance (and "wx" refuses a name that is taken): runs may share the directory.
+        const name = path.join(dir, `spill-${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`);
         fd = openSync(name, "wx+", 0o600);
         file = name;
         dirMade = dir;

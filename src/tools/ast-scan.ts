@@ -91,6 +91,7 @@ export function createAstScanTool(host: ToolHost): Tool<typeof astScanParameters
         workspace: host.workspace,
         scope: host.scope,
         gitTimeoutMs: host.gitTimeoutMs,
+        env: host.process?.env,
         rules,
         config: set.config,
         path: params.path,

@@ -6,6 +6,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { FileScope } from "../scope.js";
 import type { WorkerSettings } from "./jscodeshift/workers.js";
 import type { AstTuning } from "./ast/pool.js";
+import type { ProcessHost } from "../process-host.js";
 
 export { outsideScope, type FileScope } from "../scope.js";
 
@@ -29,6 +30,8 @@ export interface ToolHost {
   gitTimeoutMs?: number | undefined;
   /** How the structural tools may use the machine (threads, forced collections); absent: automatic. */
   ast?: AstTuning | undefined;
+  /** The process tollgate runs in (jscodeshift's workers are killed when it exits); absent: this one. */
+  process?: ProcessHost | undefined;
 }
 
 /** What every structural search takes from the host: the tree, the run's scope and its engine settings. */
@@ -39,6 +42,7 @@ export function searchContext(host: ToolHost) {
     root: host.workspace.root,
     scope: host.scope,
     gitTimeoutMs: host.gitTimeoutMs,
+    env: host.process?.env,
     maxFileBytes: host.workspace.maxFileBytes,
   };
 }

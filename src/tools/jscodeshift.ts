@@ -16,6 +16,7 @@ import { ONE_WORKER, workersFor, type WorkerSettings } from "./jscodeshift/worke
 import { displayPath } from "../util/inside.js";
 import { plural } from "../util/plural.js";
 import { messageOf } from "../util/thrown.js";
+import { nodeProcess } from "../process-host.js";
 
 const JSCODESHIFT_PARSERS = ["babel", "babylon", "flow", "ts", "tsx"] as const;
 
@@ -106,6 +107,7 @@ async function targetFiles(host: ToolHost, params: JscodeshiftParams, extensions
     glob: params.glob,
     scope: host.scope,
     gitTimeoutMs: host.gitTimeoutMs,
+    env: host.process?.env,
     accept: (rel) => exts.has(path.posix.extname(rel)),
   });
   return found.files;
@@ -129,7 +131,7 @@ export function createJscodeshiftTool(host: ToolHost): Tool<typeof jscodeshiftPa
   const world: StepWorld = {
     host,
     workers,
-    pool: async () => (pool ??= new (await import("./jscodeshift/pool.js")).TransformPool(workers.execArgv)),
+    pool: async () => (pool ??= new (await import("./jscodeshift/pool.js")).TransformPool(workers.execArgv, host.process ?? nodeProcess())),
   };
   return {
     name: "jscodeshift",

@@ -1,4 +1,5 @@
 import { insideGitWorkTree, runGit } from "../git.js";
+import type { Env } from "../process-host.js";
 
 /**
  * The repository a remote URL names, as the report records it: `owner/name` for github.com
@@ -36,8 +37,8 @@ export function repositoryFromRemote(url: string): string | null {
 }
 
 /** The `origin` remote of the work tree at root as a repository name, or null (no git, no origin). */
-export async function originRepository(root: string): Promise<string | null> {
-  if (!insideGitWorkTree(root)) return null;
+export async function originRepository(root: string, env: Env): Promise<string | null> {
+  if (!insideGitWorkTree(root, env)) return null;
   const url = await runGit(root, ["config", "--get", "remote.origin.url"], 5000);
   return url === null ? null : repositoryFromRemote(url);
 }

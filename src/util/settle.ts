@@ -1,12 +1,5 @@
-/**
- * Waits for `promise`, bounded two ways (a run ends when its work ends):
- * - `timeoutMs`: rejects with `timedOut()` after that long;
- * - always: rejects with `stuck()` when the event loop runs empty while waiting (Node's
- *   `beforeExit`). Nothing is then left that could ever settle the promise — no timer, no I/O —
- *   and Node would end the process with exit 13 and no report.
- * Listeners fire in order, so with several waits pending each is failed in turn; the caller's
- * continuation puts work back on the loop and the process goes on.
- */
+import type { ProcessHost } from "../process-host.js";
+
 /**
  * Marks the `beforeExit` listener of a pending wait: the CLI's last resort against a loop that
  * runs empty (cli/main.ts) stands back while one is registered, since it fails its promise and
@@ -14,12 +7,24 @@
  */
 export const STUCK_WAIT: unique symbol = Symbol("tollgate.stuckWait");
 
-export function bounded<T>(promise: Promise<T>, options: { timeoutMs?: number | undefined; timedOut: () => Error; stuck: () => Error }): Promise<T> {
+/**
+ * Waits for `promise`, bounded two ways (a run ends when its work ends):
+ * - `timeoutMs`: rejects with `timedOut()` after that long;
+ * - always: rejects with `stuck()` when the event loop runs empty while waiting
+ *   (`host.onLoopEmpty`, Node's `beforeExit`). Nothing is then left that could ever settle the
+ *   promise — no timer, no I/O — and Node would end the process with exit 13 and no report.
+ * Listeners fire in order, so with several waits pending each is failed in turn; the caller's
+ * continuation puts work back on the loop and the process goes on.
+ */
+export function bounded<T>(
+  promise: Promise<T>,
+  options: { host: Pick<ProcessHost, "onLoopEmpty">; timeoutMs?: number | undefined; timedOut: () => Error; stuck: () => Error },
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const done = () => {
       if (timer) clearTimeout(timer);
-      process.off("beforeExit", onEmpty);
+      offEmpty();
     };
     const onEmpty = Object.assign(
       () => {
@@ -28,7 +33,7 @@ export function bounded<T>(promise: Promise<T>, options: { timeoutMs?: number | 
       },
       { [STUCK_WAIT]: true },
     );
-    process.on("beforeExit", onEmpty);
+    const offEmpty = options.host.onLoopEmpty(onEmpty);
     if (options.timeoutMs) {
       timer = setTimeout(() => {
         done();

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BlockedError, RunError } from "../errors.js";
-import { readRecord, recordDir } from "./journal-record.js";
+import { readRecord } from "./journal-record.js";
 import { containPath, isAlwaysProtected, realRoot } from "./paths.js";
 import { sha256 } from "../util/hash.js";
 import { isContainedPosix } from "../util/inside.js";
@@ -191,13 +191,13 @@ function gitTracks(root: string, rel: string): boolean {
  * symlinks, to the very path inside the workspace it names, outside `.git/`, `.tollgate/` and
  * the policy's `protect`.
  */
-export function journalProblems(root: string, info: JournalInfo, isProtected: (rel: string) => boolean = () => false): string[] {
+export function journalProblems(root: string, info: JournalInfo, records: string, isProtected: (rel: string) => boolean = () => false): string[] {
   const problems: string[] = [];
   const rel = `${STATE_DIR}/${JOURNAL_FILE}`;
   if (gitTracks(root, rel)) problems.push(`it is tracked by git (a committed file, not one a run left)`);
   const rroot = realRoot(root);
-  if (!info.nonce || readRecord(rroot) !== info.nonce) {
-    problems.push(`it was not written by tollgate on this machine (no matching record under ${recordDir()})`);
+  if (!info.nonce || readRecord(records, rroot) !== info.nonce) {
+    problems.push(`it was not written by tollgate on this machine (no matching record under ${records})`);
   }
   const check = (p: string, what: string) => {
     if (isAlwaysProtected(p)) return problems.push(`${what} ${p} is inside .git/ or .tollgate/`);
@@ -244,9 +244,10 @@ function describeLeftover(root: string, file: string, text: string): string {
 /**
  * Refuses to start a run while a journal from an interrupted apply is present (exit 3): the
  * files it covers may be half-written until `tollgate recover` restores them. A journal that
- * would not be honoured says so instead of sending the user to `recover`.
+ * would not be honoured says so instead of sending the user to `recover`. `records`: the journal
+ * records' directory (journal-record.ts recordDir).
  */
-export function assertNoPendingJournal(root: string): void {
+export function assertNoPendingJournal(root: string, records: string): void {
   const file = journalPath(root);
   const text = readJournalText(root);
   if (text === null) return;
@@ -256,7 +257,7 @@ export function assertNoPendingJournal(root: string): void {
   } catch (err) {
     throw new RunError(`Workspace holds an apply journal tollgate cannot use: ${messageOf(err)}`);
   }
-  const problems = journalProblems(root, info);
+  const problems = journalProblems(root, info, records);
   if (problems.length > 0) throw untrustedJournal(file, problems);
   throw new RunError(`Workspace needs recovery: ${describeLeftover(root, file, text)}. ` + `Run \`tollgate recover\` to restore them, then run again.`);
 }

@@ -7,6 +7,7 @@ import { ensureStateDirSync } from "./journal.js";
 import { readRegularFileSync, type NotRegularFileError } from "../util/regular.js";
 import { messageOf } from "../util/thrown.js";
 import { STATE_DIR } from "../util/state-dir.js";
+import type { ProcessHost } from "../process-host.js";
 
 const LOCK_FILE = "lock";
 
@@ -22,17 +23,6 @@ export interface WorkspaceLock {
   readonly info: LockInfo;
   /** Removes the lock if it is still ours. Idempotent. */
   release(): void;
-}
-
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function readLock(file: string): { raw: string; info: LockInfo | null } | null {
@@ -62,21 +52,19 @@ function describeHolder(info: LockInfo): string {
   return `pid ${info.pid}${info.hostname && info.hostname !== hostname() ? ` on ${info.hostname}` : ""}, started ${info.startedAt}${info.command ? `, ${info.command}` : ""}`;
 }
 
-const held = new Set<WorkspaceLock>();
-let exitHookInstalled = false;
-
 /**
  * Takes the workspace lock (`.tollgate/lock`, created with O_EXCL, holding pid, host and start
- * time). A lock held by a live process fails at once with a RunError (exit 3) naming the holder;
- * a lock left by a dead process on this host (or an unreadable one) is taken over (see
- * takeOverStale: two runs racing for the same stale lock cannot both win). The lock is also
- * released when the process exits normally.
+ * time). A lock held by a live process fails at once with a RunError (exit 3) naming the holder
+ * (one that names this very process: "already locked by this process"); a lock left by a dead
+ * process on this host (or an unreadable one) is taken over (see takeOverStale: two runs racing
+ * for the same stale lock cannot both win). The lock is also released when the process exits
+ * normally (`host.onExit`).
  */
-export function acquireLock(root: string, options: { command?: string } = {}): WorkspaceLock {
+export function acquireLock(root: string, host: ProcessHost, options: { command?: string } = {}): WorkspaceLock {
   const dir = ensureStateDirSync(root);
   const file = path.join(dir, LOCK_FILE);
   const info: LockInfo = {
-    pid: process.pid,
+    pid: host.pid,
     hostname: hostname(),
     startedAt: new Date().toISOString(),
     ...(options.command ? { command: options.command } : {}),
@@ -96,12 +84,12 @@ export function acquireLock(root: string, options: { command?: string } = {}): W
       const existing = readLock(file);
       if (existing === null) continue; // released meanwhile
       const holder = existing.info;
-      if (holder && holder.pid === process.pid && holder.hostname === info.hostname && [...held].some((l) => l.file === file)) {
+      if (holder && holder.pid === host.pid && holder.hostname === info.hostname) {
         throw new RunError(`Workspace is already locked by this process (${path.join(STATE_DIR, LOCK_FILE)})`);
       }
       const sameHost = !holder || holder.hostname === undefined || holder.hostname === info.hostname;
       // An unreadable lock is stale, unless it is brand new (its holder may still be writing it).
-      const alive = holder ? (sameHost ? isProcessAlive(holder.pid) : true) : isFresh(file);
+      const alive = holder ? (sameHost ? host.isAlive(holder.pid) : true) : isFresh(file);
       if (alive && !holder) {
         throw new RunError(`Workspace is locked by another tollgate run that is starting: ${path.join(root, STATE_DIR, LOCK_FILE)}`);
       }
@@ -111,7 +99,7 @@ export function acquireLock(root: string, options: { command?: string } = {}): W
             `Wait for it to finish; if that process is not tollgate, delete the lock file.`,
         );
       }
-      takeOverStale(file, existing.raw);
+      takeOverStale(file, existing.raw, host.pid);
       continue;
     }
     try {
@@ -119,12 +107,14 @@ export function acquireLock(root: string, options: { command?: string } = {}): W
     } finally {
       closeSync(fd);
     }
+    let held = true;
     const lock: WorkspaceLock = {
       file,
       info,
       release() {
-        if (!held.has(lock)) return;
-        held.delete(lock);
+        if (!held) return;
+        held = false;
+        offExit();
         const now = readLock(file);
         if (now && now.raw === body) {
           try {
@@ -135,13 +125,7 @@ export function acquireLock(root: string, options: { command?: string } = {}): W
         }
       },
     };
-    held.add(lock);
-    if (!exitHookInstalled) {
-      exitHookInstalled = true;
-      process.on("exit", () => {
-        for (const l of [...held]) l.release();
-      });
-    }
+    const offExit = host.onExit(() => lock.release());
     return lock;
   }
   throw new RunError(`Could not take the workspace lock ${path.join(root, STATE_DIR, LOCK_FILE)}: too much contention`);
@@ -166,15 +150,15 @@ const TAKEOVER_STALE_MS = 10_000;
  * third run could create its own.) A takeover lock older than 10 s was left by a process that
  * died in these few lines and is removed.
  */
-function takeOverStale(file: string, staleRaw: string): void {
+function takeOverStale(file: string, staleRaw: string, pid: number): void {
   const guard = `${file}.takeover`;
-  const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
+  const token = `${pid} ${randomBytes(8).toString("hex")}\n`;
   let fd: number;
   try {
     fd = openSync(guard, "wx", 0o644);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    removeStaleGuard(guard);
+    removeStaleGuard(guard, pid);
     pause(5 + Math.random() * 10); // another run is taking over: give it a moment, then the caller retries
     return;
   }
@@ -205,11 +189,11 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function removeStaleGuard(guard: string): void {
+function removeStaleGuard(guard: string, pid: number): void {
   try {
     if (Date.now() - statSync(guard).mtimeMs < TAKEOVER_STALE_MS) return;
     const raw = readFileSync(guard, "utf8");
-    const aside = `${guard}.${process.pid}-${randomBytes(4).toString("hex")}`;
+    const aside = `${guard}.${pid}-${randomBytes(4).toString("hex")}`;
     renameSync(guard, aside);
     if (readFileSync(aside, "utf8") !== raw) linkSync(aside, guard); // a fresh one: put it back
     unlinkSync(aside);
@@ -224,14 +208,14 @@ function removeStaleGuard(guard: string): void {
  * command that only reads (a dry-run) asks this before it reads the journal, which belongs to
  * that run while it lives.
  */
-export function isLockedByLiveRun(root: string): boolean {
+export function isLockedByLiveRun(root: string, host: Pick<ProcessHost, "isAlive">): boolean {
   const file = path.join(path.resolve(root), STATE_DIR, LOCK_FILE);
   const existing = readLock(file);
   if (!existing) return false;
   const holder = existing.info;
   if (!holder) return isFresh(file);
   const sameHost = holder.hostname === undefined || holder.hostname === hostname();
-  return !sameHost || isProcessAlive(holder.pid);
+  return !sameHost || host.isAlive(holder.pid);
 }
 
 /** The current holder of the workspace lock, if any (for messages and `tollgate recover`). */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { RunError } from "../errors.js";
 import { messageOf } from "../util/thrown.js";
 import { assertNoPendingJournal, journalPath, journalProblems, readJournal, untrustedJournal, type JournalInfo } from "./journal.js";
-import { readRecord, removeRecord } from "./journal-record.js";
+import { readRecord, recordDir, removeRecord } from "./journal-record.js";
 import { errnoOf } from "../util/errno.js";
 import { tempFileName, tempTag } from "./fs.js";
 import { acquireLock, isLockedByLiveRun, type WorkspaceLock } from "./lock.js";
@@ -11,6 +11,7 @@ import { realRoot } from "./paths.js";
 import { Workspace, createNodeWorkspaceFs, type WorkspaceFs } from "./workspace.js";
 import { toPosix } from "../util/inside.js";
 import { STATE_DIR } from "../util/state-dir.js";
+import { nodeProcess, type ProcessHost } from "../process-host.js";
 
 interface RecoverResult {
   /** Whether a journal was there to recover from. */
@@ -35,6 +36,8 @@ export async function recover(
   root: string,
   options: {
     fs?: WorkspaceFs;
+    /** The process recover runs in (the lock's pid and liveness checks, the journal records' directory); absent: this one. */
+    process?: ProcessHost;
     lock?: boolean;
     /** Policy `protect` globs: a journal entry under one is refused. */
     protect?: string[];
@@ -47,12 +50,14 @@ export async function recover(
   if (!stateDirExists(root)) return { found: false, restored: [], removedTemps: [] };
   // The lock before the journal: a live run's journal is its own (half-way through a rewrite,
   // say), so while one holds the workspace the journal is not read at all.
-  const lock = options.lock === false ? undefined : acquireLock(root, { command: "tollgate recover" });
+  const host = options.process ?? nodeProcess();
+  const lock = options.lock === false ? undefined : acquireLock(root, host, { command: "tollgate recover" });
   try {
+    const records = recordDir(host.env);
     const info = await readJournal(root);
-    if (!info) return { found: false, restored: [], removedTemps: options.lock === false ? [] : await removeJournalTemp(root, fs) };
-    const workspace = new Workspace({ root, fs, ...(options.protect ? { protect: options.protect } : {}) });
-    const problems = journalProblems(root, info, (rel) => workspace.isProtected(rel));
+    if (!info) return { found: false, restored: [], removedTemps: options.lock === false ? [] : await removeJournalTemp(root, fs, records) };
+    const workspace = new Workspace({ root, fs, process: host, ...(options.protect ? { protect: options.protect } : {}) });
+    const problems = journalProblems(root, info, records, (rel) => workspace.isProtected(rel));
     if (problems.length > 0) throw untrustedJournal(journalPath(root), problems);
     options.onPlan?.({
       restore: info.entries.filter((e) => e.existed).map((e) => e.path),
@@ -82,7 +87,7 @@ export async function recover(
         throw new RunError(`Files were restored but the journal could not be removed: ${messageOf(err)}`);
       }
     }
-    removeRecord(workspace.realRoot, info.nonce);
+    removeRecord(records, workspace.realRoot, info.nonce);
     const removedTemps = [...first.removed, ...last.removed];
     return { found: true, restored: info.entries.map((e) => e.path), removedTemps, pid: info.pid, createdAt: info.createdAt };
   } finally {
@@ -100,12 +105,12 @@ function journalTemps(root: string, realRoot: string, info: JournalInfo): string
  * With no journal there are no user files to restore, but a run killed while writing its first
  * journal left that journal's temp file, named by the nonce of the record it wrote first.
  */
-async function removeJournalTemp(root: string, fs: WorkspaceFs): Promise<string[]> {
+async function removeJournalTemp(root: string, fs: WorkspaceFs, records: string): Promise<string[]> {
   const real = realRoot(root);
-  const nonce = readRecord(real);
+  const nonce = readRecord(records, real);
   if (!nonce) return [];
   const { removed, failures } = await removeTemps(real, [tempFileName(journalPath(root), tempTag(nonce))], fs);
-  if (failures.length === 0) removeRecord(real, nonce);
+  if (failures.length === 0) removeRecord(records, real, nonce);
   return removed;
 }
 
@@ -145,11 +150,12 @@ interface RunGuard {
  * dry-run, which writes nothing and so leaves no `.tollgate/` behind) and refuse while an
  * unrecovered journal is present. Both refusals are RunErrors (exit 3).
  */
-export function startRun(root: string, options: { lock?: boolean; command?: string } = {}): RunGuard {
-  const lock = options.lock === false ? undefined : acquireLock(root, options.command ? { command: options.command } : {});
+export function startRun(root: string, options: { lock?: boolean; command?: string; process?: ProcessHost } = {}): RunGuard {
+  const host = options.process ?? nodeProcess();
+  const lock = options.lock === false ? undefined : acquireLock(root, host, options.command ? { command: options.command } : {});
   try {
     // A run that takes no lock (a dry-run) leaves a live run's journal alone: it is that run's.
-    if (lock || !isLockedByLiveRun(root)) assertNoPendingJournal(root);
+    if (lock || !isLockedByLiveRun(root, host)) assertNoPendingJournal(root, recordDir(host.env));
   } catch (err) {
     lock?.release();
     throw err;

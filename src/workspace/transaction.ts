@@ -5,7 +5,8 @@ import { applyEdits, applyEditsToAscii, buildChange } from "./change.js";
 import { AtomicFiles } from "./files.js";
 import { tempTag } from "./fs.js";
 import { ensureStateDir, journalChunks, journalPath, type JournalEntry, type JournalState } from "./journal.js";
-import { newNonce, removeRecord, writeRecord } from "./journal-record.js";
+import { newNonce, recordDir, removeRecord, writeRecord } from "./journal-record.js";
+import { nodeProcess, type ProcessHost } from "../process-host.js";
 import { mapLimit } from "../util/limit.js";
 import { EditLedger } from "./rebase.js";
 import { decodeText, describeProblem } from "./text.js";
@@ -21,6 +22,8 @@ export interface TransactionOptions {
   restoreAttempts?: number;
   /** fsync the journal before writing (default true; tests may turn it off for speed). */
   durableJournal?: boolean;
+  /** The process the run is in: the journal's pid, and its environment for where journal records go (absent: this one). */
+  process?: ProcessHost;
 }
 
 /** An action's apply failed after writing, and everything it wrote was restored. */
@@ -135,6 +138,7 @@ export class RunTransaction {
   readonly #files: AtomicFiles;
   readonly #attempts: number;
   readonly #durable: boolean;
+  readonly #host: ProcessHost;
   #action: Scope | undefined;
   #run: Scope | undefined;
   #broken: string | undefined;
@@ -151,6 +155,7 @@ export class RunTransaction {
     this.#attempts = options.restoreAttempts ?? 3;
     this.#files = new AtomicFiles(view.realRoot, view.fs, this.#attempts, tempTag(this.#nonce));
     this.#durable = options.durableJournal ?? true;
+    this.#host = options.process ?? nodeProcess();
     if (this.atomic) this.#run = new Scope();
   }
 
@@ -167,17 +172,22 @@ export class RunTransaction {
 
   /** Writes the record; whether it was written. */
   #record(): Promise<boolean> {
-    return writeRecord(this.#view.realRoot, this.#nonce, this.#durable).then(
+    return writeRecord(this.#records(), this.#view.realRoot, this.#nonce, this.#durable).then(
       () => true,
       () => false,
     );
+  }
+
+  /** Where the journal records go, as the environment says when asked. */
+  #records(): string {
+    return recordDir(this.#host.env);
   }
 
   /** The run is over: a record written ahead (`prepare`) that no journal used is removed. */
   async close(): Promise<void> {
     const recording = this.#recording;
     this.#recording = undefined;
-    if (recording && (await recording) && !this.#recorded) removeRecord(this.#view.realRoot, this.#nonce);
+    if (recording && (await recording) && !this.#recorded) removeRecord(this.#records(), this.#view.realRoot, this.#nonce);
   }
 
   /** Set when a rollback failed: no more writes until `tollgate recover` has run. */
@@ -461,7 +471,7 @@ export class RunTransaction {
       this.#recording = undefined;
       this.#recorded = (ahead !== undefined && (await ahead)) || (await this.#record());
     }
-    const meta = { pid: process.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce };
+    const meta = { pid: this.#host.pid, createdAt: this.#journalCreatedAt, atomic: this.atomic, nonce: this.#nonce };
     await this.#files.retry(() => this.#files.replace(journalPath(root), journalChunks(state, meta), undefined, this.#durable));
   }
 
@@ -473,7 +483,7 @@ export class RunTransaction {
   async #clearJournal(): Promise<void> {
     await this.#files.retry(() => this.#files.unlinkIfExists(journalPath(this.#view.root)));
     if (this.#recorded) {
-      removeRecord(this.#view.realRoot, this.#nonce);
+      removeRecord(this.#records(), this.#view.realRoot, this.#nonce);
       this.#recorded = false;
     }
   }

@@ -1,18 +1,21 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createCustomToolAPI, EXEC_NOT_ALLOWED } from "../../src/custom/api.js";
-import { loadCustomToolModule } from "../../src/custom/loader.js";
+import { customToolLoader } from "../../src/custom/loader.js";
 import { createExec } from "../../src/subprocess.js";
+import { nodeProcess } from "../../src/process-host.js";
 import { silentLogger } from "../../src/logger.js";
 import { Session, STORE_UNAVAILABLE } from "../../src/session/session.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { REPO_ROOT, testdir } from "../helpers/testdir.js";
 
+const loader = customToolLoader(nodeProcess());
+
 function api(dir: string, session?: Session, allowExec = true) {
   return createCustomToolAPI({
     cwd: dir,
     workspace: new Workspace({ root: dir }),
-    exec: createExec(dir),
+    exec: createExec(dir, nodeProcess()),
     allowExec,
     logger: silentLogger,
     push: session ? (a) => session.pushPendingAction(a) : undefined,
@@ -45,7 +48,7 @@ describe("custom tool loader", () => {
     const pi = api(dir);
     const names: string[] = [];
     for (const f of ["a.ts", "b.mts", "c.js", "d.mjs"]) {
-      const tools = await loadCustomToolModule(path.join(dir, f), pi, new Set(names));
+      const tools = await loader.load(path.join(dir, f), pi, new Set(names));
       names.push(...tools.map((t) => t.name));
     }
     expect(names).toEqual(["t_ts", "t_mts", "t_js", "t_mjs1", "t_mjs2"]);
@@ -59,7 +62,7 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
     const dir = await testdir({ "tb.ts": body("tb_ts"), "tb.mjs": body("tb_mjs") });
     const session = new Session({ cwd: dir });
     for (const file of ["tb.ts", "tb.mjs"]) {
-      const [tool] = await loadCustomToolModule(path.join(dir, file), api(dir, session), new Set(session.tools.keys()));
+      const [tool] = await loader.load(path.join(dir, file), api(dir, session), new Set(session.tools.keys()));
       session.register(tool!);
       const ok = await session.call(tool!.name, { n: 1 }, "s");
       expect(ok.result.content).toEqual([{ type: "text", text: "true" }]);
@@ -80,7 +83,7 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
       "dup.ts": TOOL("ast_edit"),
     });
     const pi = api(dir);
-    const load = (f: string) => loadCustomToolModule(path.join(dir, f), pi, new Set(["ast_edit"]), f);
+    const load = (f: string) => loader.load(path.join(dir, f), pi, new Set(["ast_edit"]), f);
     await expect(load("tool.md")).rejects.toThrow("tool.md: Declarative tool files (.md, .json) cannot be loaded as executable modules");
     await expect(load("tool.json")).rejects.toThrow("tool.json: Declarative tool files (.md, .json) cannot be loaded as executable modules");
     await expect(load("nodefault.ts")).rejects.toThrow("nodefault.ts: Tool must export a default function");
@@ -96,7 +99,7 @@ export default () => ({ name: "${name}", label: "T", description: "d", parameter
   it("loads the batch_rename_preview fixture, written for another host's types, unmodified", async () => {
     const dir = await testdir();
     const session = new Session({ cwd: dir });
-    const tools = await loadCustomToolModule(path.join(REPO_ROOT, "test/custom/fixtures/batch-rename-preview.ts"), api(dir, session), new Set());
+    const tools = await loader.load(path.join(REPO_ROOT, "test/custom/fixtures/batch-rename-preview.ts"), api(dir, session), new Set());
     expect(tools.map((t) => t.name)).toEqual(["batch_rename_preview"]);
     session.register(tools[0]!);
     const rec = await session.call("batch_rename_preview", { files: ["a.ts", "b.ts"] }, "rename");

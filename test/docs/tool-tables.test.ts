@@ -8,12 +8,20 @@ import { builtinTools } from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { type ToolSchema, toolTable, withToolTables } from "../../scripts/tool-tables.mjs";
 import { REPO_ROOT } from "../helpers/testdir.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 /** Every tool a recipe can call, with its parameters as the JSON Schema `tollgate tools --json` prints. */
 function tools(): ToolSchema[] {
   const cwd = REPO_ROOT;
   const session = new Session({ cwd });
-  for (const tool of builtinTools({ cwd, workspace: new Workspace({ root: cwd }), push: () => {}, exec: createExec(cwd), scope: {}, logger: silentLogger })) {
+  for (const tool of builtinTools({
+    cwd,
+    workspace: new Workspace({ root: cwd }),
+    push: () => {},
+    exec: createExec(cwd, nodeProcess()),
+    scope: {},
+    logger: silentLogger,
+  })) {
     session.register(tool);
   }
   return [...session.tools.values()].map((t) => ({ name: t.name, parameters: JSON.parse(JSON.stringify(t.parameters)) as unknown }));

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createExec } from "../../src/subprocess.js";
 import { runTests } from "../../src/fixture-tests/suite.js";
 import { testdir } from "../helpers/testdir.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 // A recipe built on the real ast_edit tool: nested rewrites in one pass, .gitignore honoured in
 // the case's git repository, and a second run that finds nothing left to rewrite.
@@ -27,7 +28,7 @@ describe("tollgate test with ast_edit", () => {
       "__tests__/wrong/input/src/a.ts": src,
       "__tests__/wrong/expected/src/a.ts": src,
     });
-    const r = await runTests({ targets: [dir], exec: createExec(dir), now: Date.now, displayBase: dir });
+    const r = await runTests({ targets: [dir], exec: createExec(dir, nodeProcess()), now: Date.now, displayBase: dir });
     expect(r.cases.map((c) => [c.name, c.status, c.idempotence])).toEqual([
       ["nested", "passed", "checked"],
       ["wrong", "failed", "checked"],

@@ -6,9 +6,10 @@ import { runTests, type TestOptions } from "../../src/fixture-tests/suite.js";
 import { compareTrees, type Tree } from "../../src/fixture-tests/tree.js";
 import { testdir } from "../helpers/testdir.js";
 import { project } from "./fixtures.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 function opts(dir: string, extra: Partial<TestOptions> = {}): TestOptions {
-  return { targets: [dir], exec: createExec(dir), now: Date.now, displayBase: dir, ...extra };
+  return { targets: [dir], exec: createExec(dir, nodeProcess()), now: Date.now, displayBase: dir, ...extra };
 }
 
 const file = (text: string | Buffer) => ({ kind: "file" as const, data: Buffer.isBuffer(text) ? text : Buffer.from(text) });

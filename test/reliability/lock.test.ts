@@ -4,13 +4,17 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RunError } from "../../src/errors.js";
 import { acquireLock, readLockInfo } from "../../src/workspace/lock.js";
 import { cleanupTempDirs, collect, spawnScript, tempDir, waitFor } from "../workspace/helpers.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 afterAll(cleanupTempDirs);
+
+const host = nodeProcess();
 
 function holder(root: string) {
   return spawnScript(
     `const { acquireLock } = await load("src/workspace/lock.ts");
-     acquireLock(${JSON.stringify(root)}, { command: "tollgate run holder.yaml" });
+     const { nodeProcess } = await load("src/process-host.ts");
+     acquireLock(${JSON.stringify(root)}, nodeProcess(), { command: "tollgate run holder.yaml" });
      console.log("locked");
      setTimeout(() => {}, 60000);`,
   );
@@ -27,7 +31,7 @@ describe("one run per workspace (two processes)", () => {
     const started = Date.now();
     let err: unknown;
     try {
-      acquireLock(root);
+      acquireLock(root, host);
     } catch (e) {
       err = e;
     }
@@ -40,7 +44,7 @@ describe("one run per workspace (two processes)", () => {
     child.kill("SIGKILL");
     await done;
     expect(readLockInfo(root)?.pid).toBe(child.pid); // left behind by the killed process
-    const lock = acquireLock(root);
+    const lock = acquireLock(root, host);
     expect(readLockInfo(root)?.pid).toBe(process.pid);
     lock.release();
     expect(existsSync(path.join(root, ".tollgate/lock"))).toBe(false);
@@ -66,7 +70,8 @@ describe("one run per workspace (two processes)", () => {
          writeFileSync(at("ready-${i}"), "");
          await until("go");
          let lock;
-         try { lock = acquireLock(${JSON.stringify(root)}); console.log("WON"); }
+         const { nodeProcess } = await load("src/process-host.ts");
+         try { lock = acquireLock(${JSON.stringify(root)}, nodeProcess()); console.log("WON"); }
          catch (e) { console.log("LOST " + e.message); }
          if (lock) { await until("done"); lock.release(); }`,
       );
@@ -94,13 +99,31 @@ describe("one run per workspace (two processes)", () => {
     const root = tempDir();
     mkdirSync(path.join(root, ".tollgate"));
     writeFileSync(path.join(root, ".tollgate/lock"), "garbage");
-    expect(() => acquireLock(root)).toThrow(/starting/);
+    expect(() => acquireLock(root, host)).toThrow(/starting/);
     const { utimesSync, symlinkSync } = await import("node:fs");
     utimesSync(path.join(root, ".tollgate/lock"), new Date(0), new Date(0));
-    acquireLock(root).release();
+    acquireLock(root, host).release();
     const other = tempDir();
     const evil = tempDir();
     symlinkSync(evil, path.join(other, ".tollgate"));
-    expect(() => acquireLock(other)).toThrow(/not a plain directory/);
+    expect(() => acquireLock(other, host)).toThrow(/not a plain directory/);
+  });
+
+  it("a lock its process never released is gone once that process exits; a released one leaves no exit hook", async () => {
+    const root = tempDir();
+    const base = process.listenerCount("exit");
+    acquireLock(root, host).release();
+    expect(process.listenerCount("exit")).toBe(base);
+    const r = await collect(
+      spawnScript(
+        `const { acquireLock } = await load("src/workspace/lock.ts");
+         const { nodeProcess } = await load("src/process-host.ts");
+         acquireLock(${JSON.stringify(root)}, nodeProcess());
+         console.log((await import("node:fs")).existsSync(${JSON.stringify(path.join(root, ".tollgate/lock"))}) ? "held" : "missing");`,
+      ),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("held");
+    expect(existsSync(path.join(root, ".tollgate/lock"))).toBe(false);
   });
 });

@@ -11,7 +11,8 @@ afterAll(cleanupTempDirs);
 function holder(root: string) {
   return spawnScript(
     `const { acquireLock } = await load("src/workspace/lock.ts");
-     acquireLock(${JSON.stringify(root)}, { command: "tollgate run live.yaml" });
+     const { nodeProcess } = await load("src/process-host.ts");
+     acquireLock(${JSON.stringify(root)}, nodeProcess(), { command: "tollgate run live.yaml" });
      console.log("locked");
      setTimeout(() => {}, 60000);`,
   );

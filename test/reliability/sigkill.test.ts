@@ -6,6 +6,7 @@ import { assertNoPendingJournal, journalPath } from "../../src/workspace/journal
 import { recover } from "../../src/workspace/recover.js";
 import { startRun } from "../../src/workspace/recover.js";
 import { cleanupTempDirs, collect, snapshotTree, spawnScript, tempDir, waitFor, writeTree } from "../workspace/helpers.js";
+import { recordDir } from "../../src/workspace/journal-record.js";
 
 afterAll(cleanupTempDirs);
 
@@ -77,7 +78,7 @@ describe("SIGKILL mid-apply", () => {
       expect(changed()).toBeLessThan(FILES);
 
       // The next run refuses to start: exit 3, a clear message naming the way out.
-      expect(() => assertNoPendingJournal(root)).toThrow(RunError);
+      expect(() => assertNoPendingJournal(root, recordDir(process.env))).toThrow(RunError);
       let err: unknown;
       try {
         startRun(root);

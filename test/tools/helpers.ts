@@ -9,6 +9,7 @@ import type { FileScope, ToolHost } from "../../src/tools/host.js";
 import type { AstTuning } from "../../src/tools/ast/pool.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 export interface TestHost {
   host: ToolHost;
@@ -25,7 +26,7 @@ export function makeHost(root: string, scope: FileScope = {}, options: { maxFile
     cwd: root,
     workspace,
     push: (a) => actions.push(a),
-    exec: createExec(root),
+    exec: createExec(root, nodeProcess()),
     scope,
     logger: silentLogger,
     ...(options.ast ? { ast: options.ast } : {}),

@@ -5,6 +5,7 @@ import { silentLogger } from "../../src/logger.js";
 import type { AgentToolResult, PendingAction } from "../../src/domain/types.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { testdir } from "../helpers/testdir.js";
+import { nodeProcess } from "../../src/process-host.js";
 
 describe("ast tools report progress through onUpdate", () => {
   it("ast_edit ends with every file scanned and the match count", async () => {
@@ -16,7 +17,7 @@ describe("ast tools report progress through onUpdate", () => {
       cwd: dir,
       workspace: new Workspace({ root: dir }),
       push: (a) => pushed.push(a),
-      exec: createExec(dir),
+      exec: createExec(dir, nodeProcess()),
       scope: {},
       logger: silentLogger,
     });

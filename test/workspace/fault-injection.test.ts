@@ -5,6 +5,7 @@ import { recover } from "../../src/workspace/recover.js";
 import { RollbackError, Workspace, type WorkspaceFs } from "../../src/workspace/workspace.js";
 import { existsSync } from "node:fs";
 import { cleanupTempDirs, faultyFs, inAction, snapshotTree, tempDir, writeTree, type FaultPlan, type TreeSpec } from "./helpers.js";
+import { recordDir } from "../../src/workspace/journal-record.js";
 
 afterAll(cleanupTempDirs);
 
@@ -107,7 +108,7 @@ async function sweep(scenario: Scenario, atomic: boolean, plan: Omit<FaultPlan, 
     } else if (error instanceof RollbackError) {
       // Rolling back failed as well: the journal stays, the next run refuses, recover fixes it.
       expect(existsSync(journalPath(root)), label).toBe(true);
-      expect(() => assertNoPendingJournal(root)).toThrow(RunError);
+      expect(() => assertNoPendingJournal(root, recordDir(process.env))).toThrow(RunError);
       const result = await recover(root);
       expect(result.found).toBe(true);
       expect(snapshotTree(root), label).toEqual(before);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { StaleError } from "../../src/errors.js";
 import { journalPath } from "../../src/workspace/journal.js";
-import { readRecord } from "../../src/workspace/journal-record.js";
+import { readRecord, recordDir } from "../../src/workspace/journal-record.js";
 import { realRoot } from "../../src/workspace/paths.js";
 import { recover } from "../../src/workspace/recover.js";
 import { RollbackError, RolledBackError, Workspace, createNodeWorkspaceFs } from "../../src/workspace/workspace.js";
@@ -124,7 +124,8 @@ describe("the journal's record written ahead (prepare … close)", () => {
       const fs = {
         ...createNodeWorkspaceFs(),
         rename: async (from: string, to: string) => {
-          if (!to.endsWith("journal.json")) seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(realRoot(root)) ? "ok" : null);
+          if (!to.endsWith("journal.json"))
+            seen.push(JSON.parse(readFileSync(journalPath(root), "utf8")).nonce === readRecord(recordDir(process.env), realRoot(root)) ? "ok" : null);
           return createNodeWorkspaceFs().rename(from, to);
         },
       };

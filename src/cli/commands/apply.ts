@@ -44,6 +44,7 @@ export const applyCommand: CommandSpec<ApplyArgs> = {
     const world = {
       cwd: checked.cwd,
       displayBase: process.cwd(),
+      process: invocation.process,
       ...(await cacheWorld(args, checked.cwd, invocation.env)),
       ...(await machineWorld(invocation.env)),
     };
@@ -95,7 +96,7 @@ async function readCheckedPlan(args: ApplyArgs): Promise<CheckedPlan> {
 /** The run apply makes: the plan's recipe, vars and file set; decisions from this command line only. */
 async function applyInput(args: ApplyArgs, checked: CheckedPlan, invocation: Invocation): Promise<RunInput> {
   const { info, cwd, recipePath, policy } = checked;
-  const source = { cwd, recipePath, policyPath: args.policy, vars: info.vars };
+  const source = { cwd, recipePath, policyPath: args.policy, vars: info.vars, env: invocation.process.env };
   // The plan's merge-base, not REF resolved again: the base branch may have moved since.
   const changed = info.changedSince
     ? { ...(await changedScope(info.changedSince.base, { ...source, exact: true })), ref: info.changedSince.ref }

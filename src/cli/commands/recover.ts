@@ -19,7 +19,7 @@ export const recoverCommand: CommandSpec<RecoverArgs> = {
   describe: "Restore the files of an interrupted apply from .tollgate/journal.json",
   shared: ["cwd"],
   own: { policy: { type: "string", group: "Decisions:", describe: "Policy whose protect globs no restored file may match" } },
-  run: async (args) => {
+  run: async (args, invocation) => {
     const { recover } = await import("../../workspace/recover.js");
     const { safeText } = await import("../../term.js");
     const root = path.resolve(args.cwd ?? ".");
@@ -28,6 +28,7 @@ export const recoverCommand: CommandSpec<RecoverArgs> = {
     const protect = args.policy ? (await (await import("../../policy/policy.js")).loadPolicy(args.policy)).protect : undefined;
     const shown = (files: string[]) => files.map((f) => `  ${safeText(f)}\n`).join("");
     const result = await recover(root, {
+      process: invocation.process,
       ...(protect ? { protect } : {}),
       // Said before anything is written, so the user sees what is about to change.
       onPlan: (plan) => {

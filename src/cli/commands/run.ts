@@ -11,6 +11,7 @@ import { executeWithOutputs, type CliRun } from "../execute.js";
 import { RUN_OPTIONS, type Format } from "../options.js";
 import { relativeInside } from "../../util/inside.js";
 import { toPosix } from "../../util/inside.js";
+import type { Env } from "../../process-host.js";
 
 export interface RunArgs {
   recipe?: string;
@@ -80,7 +81,13 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
   const shard = parseShard(args.shard);
   const changed =
     args["changed-since"] !== undefined
-      ? await changedScope(args["changed-since"], { cwd, recipePath: path.resolve(recipe), policyPath: args.policy, vars: args.var ?? [] })
+      ? await changedScope(args["changed-since"], {
+          cwd,
+          recipePath: path.resolve(recipe),
+          policyPath: args.policy,
+          vars: args.var ?? [],
+          env: invocation.process.env,
+        })
       : undefined;
   const input: RunInput = {
     recipePath: path.resolve(recipe),
@@ -95,7 +102,16 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
   };
-  return { input, world: { cwd, displayBase: process.cwd(), ...(await cacheWorld(args, cwd, invocation.env)), ...(await machineWorld(invocation.env)) } };
+  return {
+    input,
+    world: {
+      cwd,
+      displayBase: process.cwd(),
+      process: invocation.process,
+      ...(await cacheWorld(args, cwd, invocation.env)),
+      ...(await machineWorld(invocation.env)),
+    },
+  };
 }
 
 /**
@@ -153,7 +169,7 @@ export async function decisionsOf(
 }
 
 /** `--changed-since`: the changed scope, said on stderr when an input of the recipe widened it to every file. */
-export async function changedScope(ref: string, source: RecipeSource & { exact?: boolean }): Promise<ChangedScope> {
+export async function changedScope(ref: string, source: RecipeSource & { exact?: boolean; env: Env }): Promise<ChangedScope> {
   const { resolveChangedScope } = await import("../../changed/index.js");
   const changed = await resolveChangedScope({ ...source, ref });
   const inputs = changed.inputs ?? [];

@@ -81,7 +81,7 @@ export const testCommand: CommandSpec<TestArgs> = {
       ...(args.filter ? { filter: args.filter.map(String) } : {}),
       update: Boolean(args.update),
       keep: Boolean(args.keep),
-      exec: createExec(process.cwd()),
+      exec: createExec(process.cwd(), invocation.process),
       now: Date.now,
       displayBase: process.cwd(),
       onCase: (r) => process.stderr.write(format.caseText(r, c)),

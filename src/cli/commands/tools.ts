@@ -4,6 +4,7 @@ import { EXIT } from "../../exit-codes.js";
 import type { CommandSpec } from "../command.js";
 import { formatOf, type Format } from "../options.js";
 import { divertStdout } from "../stdout.js";
+import type { ProcessHost } from "../../process-host.js";
 
 interface ToolsArgs {
   json?: boolean;
@@ -22,7 +23,7 @@ export const toolsCommand: CommandSpec<ToolsArgs> = {
   own: { json: { type: "boolean", group: "Output:", describe: "The same as --format json" } },
   run: async (args, invocation) => {
     const restoreStdout = divertStdout(); // custom tool factories may print: not into the JSON
-    const tools = await listTools(args).finally(restoreStdout);
+    const tools = await listTools(args, invocation.process).finally(restoreStdout);
     if (args.json || formatOf(args.format, invocation.env) === "json") {
       const out = tools.map((t) => ({
         name: t.name,
@@ -43,11 +44,11 @@ export const toolsCommand: CommandSpec<ToolsArgs> = {
   },
 };
 
-async function listTools(args: ToolsArgs): Promise<Tool[]> {
+async function listTools(args: ToolsArgs, host: ProcessHost): Promise<Tool[]> {
   const cwd = path.resolve(args.cwd ?? ".");
   if (args.recipe) {
     const { prepareRun } = await import("../../runner/run.js");
-    const prepared = await prepareRun({ recipePath: path.resolve(args.recipe) }, { cwd, displayBase: process.cwd() });
+    const prepared = await prepareRun({ recipePath: path.resolve(args.recipe) }, { cwd, displayBase: process.cwd(), process: host });
     prepared.session.end();
     return [...prepared.tools.values()];
   }
@@ -56,8 +57,16 @@ async function listTools(args: ToolsArgs): Promise<Tool[]> {
   const { builtinTools } = await import("../../tools/index.js");
   const { createExec } = await import("../../subprocess.js");
   const { silentLogger } = await import("../../logger.js");
-  const session = new Session({ cwd });
-  for (const tool of builtinTools({ cwd, workspace: new Workspace({ root: cwd }), push: () => {}, exec: createExec(cwd), scope: {}, logger: silentLogger })) {
+  const session = new Session({ cwd, process: host });
+  for (const tool of builtinTools({
+    cwd,
+    workspace: new Workspace({ root: cwd, process: host }),
+    push: () => {},
+    exec: createExec(cwd, host),
+    process: host,
+    scope: {},
+    logger: silentLogger,
+  })) {
     session.register(tool);
   }
   return [...session.tools.values()];

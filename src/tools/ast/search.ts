@@ -14,6 +14,7 @@ import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.j
 import { streamFiles, type AstTuning, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 import { messageOf } from "../../util/thrown.js";
+import type { Env } from "../../process-host.js";
 
 interface SearchInput {
   toolName: "ast_grep" | "ast_edit";
@@ -29,6 +30,8 @@ interface SearchInput {
   sel?: string | undefined;
   scope?: FileScope | undefined;
   gitTimeoutMs?: number | undefined;
+  /** The environment git runs with (discovery: GIT_DIR); absent: no git variables set. */
+  env?: Env | undefined;
   maxFileBytes: number;
   signal?: AbortSignal | undefined;
   /** Progress for live displays (the tool's onUpdate). */
@@ -126,6 +129,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
     glob: input.glob,
     scope: input.scope,
     gitTimeoutMs: input.gitTimeoutMs,
+    env: input.env,
     ...(explicitLang ? { accept: (rel: string) => explicitLang.extensions.includes(path.posix.extname(rel).toLowerCase()) } : {}),
   });
   const langOf = languagesOf(input, discovery, explicitLang);

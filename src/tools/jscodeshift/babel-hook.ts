@@ -42,17 +42,27 @@ const PLUGINS = [
 ];
 const MAX_ENTRIES = 2000;
 
-function cacheDir(): string | undefined {
-  const off = process.env.BABEL_DISABLE_CACHE;
+/** What the hook knows of the worker process it is installed in (the worker entry passes it). */
+export interface HookProcess {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Node's version: preset-env targets it, so compiled code depends on it. */
+  nodeVersion: string;
+  /** Names the cache's temp files apart from other workers'. */
+  pid: number;
+}
+
+function cacheDir(env: HookProcess["env"]): string | undefined {
+  const off = env.BABEL_DISABLE_CACHE;
   if (off !== undefined && off !== "") return undefined;
-  const xdg = process.env.XDG_CACHE_HOME;
+  const xdg = env.XDG_CACHE_HOME;
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir() || os.tmpdir(), ".cache");
   return path.join(base, "tollgate", "jscodeshift-babel");
 }
 
 export class BabelHook {
   readonly #req: NodeJS.Require;
-  readonly #dir = cacheDir();
+  readonly #process: HookProcess;
+  readonly #dir: string | undefined;
   #kind: BabelKind | undefined;
   #clientKind: BabelKind | undefined;
   #client: Client | undefined;
@@ -63,9 +73,11 @@ export class BabelHook {
   #eager = false;
   readonly #babelModules: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
 
-  /** `req` resolves as jscodeshift's src/Worker.js does. */
-  constructor(req: NodeJS.Require) {
+  /** `req` resolves as jscodeshift's src/Worker.js does; `proc`: the worker process it runs in. */
+  constructor(req: NodeJS.Require, proc: HookProcess) {
     this.#req = req;
+    this.#process = proc;
+    this.#dir = cacheDir(proc.env);
   }
 
   /** @babel/core's DEFAULT_EXTENSIONS (the CLI's default --extensions), without loading Babel when cached. */
@@ -161,8 +173,9 @@ export class BabelHook {
         kind === "ts" ? "@babel/preset-typescript" : "@babel/preset-flow",
         ...PLUGINS,
       ];
-      const env = process.env.BABEL_ENV || process.env.NODE_ENV || "development";
-      this.#fingerprint = JSON.stringify([kind, process.version, env, names.map((n) => `${n}@${this.#version(n)}`)]);
+      const { env: vars, nodeVersion } = this.#process;
+      const env = vars.BABEL_ENV || vars.NODE_ENV || "development";
+      this.#fingerprint = JSON.stringify([kind, nodeVersion, env, names.map((n) => `${n}@${this.#version(n)}`)]);
     }
     return this.#fingerprint;
   }
@@ -210,7 +223,7 @@ export class BabelHook {
   #write(file: string, text: string): void {
     try {
       mkdirSync(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      const tmp = `${file}.${this.#process.pid}.${Date.now()}.tmp`;
       writeFileSync(tmp, text);
       renameSync(tmp, file);
       this.#prune(path.dirname(file));

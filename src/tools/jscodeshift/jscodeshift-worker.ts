@@ -33,7 +33,7 @@ const req = createRequire(process.argv[2]!);
 const jscodeshift = req("./core") as { withParser(parser: unknown): unknown };
 const getParser = req("./getParser") as (name?: unknown, options?: unknown) => unknown;
 // Babel is loaded only when a module must be compiled afresh (./babel-hook.ts).
-const babel = new BabelHook(req);
+const babel = new BabelHook(req, { env: process.env, nodeVersion: process.version, pid: process.pid });
 
 const ESM_CODES = new Set(["ERR_REQUIRE_ESM", "ERR_REQUIRE_ASYNC_MODULE", "ERR_REQUIRE_CYCLE_MODULE"]);
 

@@ -29,6 +29,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import type { LoadReply, RunReply, ToWorker } from "./protocol.js";
 import type { FileOutcome } from "./outcomes.js";
 import { messageOf } from "../../util/thrown.js";
+import type { ProcessHost } from "../../process-host.js";
 
 const nodeRequire = createRequire(import.meta.url);
 
@@ -93,18 +94,13 @@ const MIN_LOAD_TIMEOUT_MS = 120_000;
 const MAX_TRANSFORMS_PER_WORKER = 8;
 const IN_FLIGHT = 2;
 
-// A worker busy in a transform cannot see its IPC channel close: when tollgate exits (however it
-// exits but by a signal it does not handle), its workers are killed with it.
-const children = new Set<ChildProcess>();
-let exitHook = false;
-function track(child: ChildProcess): void {
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  if (exitHook) return;
-  exitHook = true;
-  process.once("exit", () => {
-    for (const c of children) c.kill("SIGKILL");
-  });
+/** How a worker process is started: its script, jscodeshift's worker module, Node flags, and who watches it. */
+interface WorkerSpec {
+  script: string;
+  jscodeshiftWorker: string;
+  execArgv: readonly string[];
+  /** Told of every worker process started (the pool kills them when tollgate exits). */
+  track(child: ChildProcess): void;
 }
 
 /** A request the worker never started: its worker died before (it is sent again elsewhere). */
@@ -133,14 +129,12 @@ class Slot {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    script: string,
-    jscodeshiftWorker: string,
+    spec: WorkerSpec,
     readonly cwd: string,
-    execArgv: readonly string[],
     onDeath: (slot: Slot) => void,
   ) {
-    this.child = fork(script, [jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"], execArgv: [...execArgv] });
-    track(this.child);
+    this.child = fork(spec.script, [spec.jscodeshiftWorker], { cwd, serialization: "advanced", stdio: ["ignore", 2, 2, "ipc"], execArgv: [...spec.execArgv] });
+    spec.track(this.child);
     this.child.on("message", (reply: LoadReply | RunReply) => {
       const p = this.pending.get(reply.id);
       if (!p) return;
@@ -254,8 +248,19 @@ function loadTimeout(fileTimeoutMs: number): number {
 /** Workers that run one tool's transforms (a recipe's jscodeshift steps share its warm workers). */
 export class TransformPool {
   readonly #slots: Slot[] = [];
-  /** `execArgv`: every worker's Node flags (./workers.ts). */
-  constructor(readonly execArgv: readonly string[]) {}
+  /**
+   * `execArgv`: every worker's Node flags (./workers.ts). `host`: the process tollgate runs in; a
+   * worker busy in a transform cannot see its IPC channel close, so when tollgate exits (however
+   * it exits but by a signal it does not handle) its live workers are killed with it.
+   */
+  constructor(
+    readonly execArgv: readonly string[],
+    readonly host: Pick<ProcessHost, "onExit">,
+  ) {}
+
+  /** Worker processes not yet exited, and the exit hook that kills them (while there are any). */
+  readonly #children = new Set<ChildProcess>();
+  #offExit: (() => void) | undefined;
 
   /** Exits of closed workers not yet waited for (close() waits for them). */
   readonly #closing = new Set<Promise<void>>();
@@ -263,9 +268,23 @@ export class TransformPool {
   #script: string | undefined;
   readonly #jscodeshiftWorker = jscodeshiftWorkerPath();
 
+  #track(child: ChildProcess): void {
+    this.#children.add(child);
+    this.#offExit ??= this.host.onExit(() => {
+      for (const c of this.#children) c.kill("SIGKILL");
+    });
+    child.once("exit", () => {
+      this.#children.delete(child);
+      if (this.#children.size > 0) return;
+      this.#offExit?.();
+      this.#offExit = undefined;
+    });
+  }
+
   #spawn(cwd: string): Slot {
     this.#script ??= workerScript();
-    const slot = new Slot(this.#script, this.#jscodeshiftWorker, cwd, this.execArgv, (s) => {
+    const spec: WorkerSpec = { script: this.#script, jscodeshiftWorker: this.#jscodeshiftWorker, execArgv: this.execArgv, track: (c) => this.#track(c) };
+    const slot = new Slot(spec, cwd, (s) => {
       const i = this.#slots.indexOf(s);
       if (i !== -1) this.#slots.splice(i, 1);
     });
@@ -286,8 +305,10 @@ export class TransformPool {
     return out;
   }
 
+  /** Kills `slot` now; close() waits for its exit too. */
   #retire(slot: Slot): void {
     slot.kill(new Error("jscodeshift worker retired"));
+    this.#release(slot);
   }
 
   /** Starts ending `slot`; close() waits for its exit. */
@@ -345,28 +366,103 @@ export class TransformPool {
     onResult: (index: number, outcome: FileOutcome) => void,
   ): Promise<void> {
     if (files.length === 0) return this.close();
-    const { cwd, signal } = settings;
     const fileTimeoutMs = settings.fileTimeoutMs ?? DEFAULT_FILE_TIMEOUT_MS;
-    const n = Math.max(1, Math.min(settings.workers, files.length));
-    const slots = this.#slotsFor(mod, n, cwd);
+    const workers = Math.max(1, Math.min(settings.workers, files.length));
+    const slots = this.#slotsFor(mod, workers, settings.cwd);
     for (const s of slots) if (!s.keys.has(mod.key)) void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
-    const timeoutText = `The transform did not finish within ${fileTimeoutMs} ms (fileTimeout); its worker was stopped`;
-    const retry: number[] = [];
-    const sources = new Map<number, string>();
-    const held = new Map<Slot, number>();
-    // Workers closed because nothing was left for them (not deaths: never counted or replaced as such).
-    const released = new Set<Slot>();
-    let next = 0;
-    let settled = 0;
-    let respawns = 0;
-    const maxRespawns = n * 3;
-    let lastDeath = "";
-    await new Promise<void>((resolve, reject) => {
-      let stopped = false;
+    const job: Job = { mod, files, options, cwd: settings.cwd, workers, fileTimeoutMs, onResult };
+    const workshop: Workshop = {
+      spawn: (cwd) => {
+        const s = this.#spawn(cwd);
+        s.ref(true);
+        void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
+        return s;
+      },
+      nextId: () => ++this.#nextId,
+      retire: (s) => this.#retire(s),
+      release: (s) => this.#release(s),
+    };
+    try {
+      await new FileFeed(job, slots, workshop).done(settings.signal);
+    } finally {
+      // The step's workers end with it; close() waits for their exits (the caller's step does,
+      // after staging: nothing of tollgate runs on after it exits, and its CPU time and memory
+      // are the workers' too). A later step starts afresh (a worker with a cached transform
+      // starts in a fraction of a second).
+      for (const s of [...this.#slots]) this.#release(s);
+    }
+  }
+
+  /** Ends every worker and waits until each has exited (those closed earlier included). */
+  async close(): Promise<void> {
+    for (const s of this.#slots.splice(0)) this.#release(s);
+    await Promise.all([...this.#closing]);
+  }
+}
+
+/** One run of a transform: what it runs over and how (TransformPool.run). */
+interface Job {
+  mod: TransformModule;
+  files: readonly PoolFile[];
+  options: Record<string, unknown>;
+  cwd: string;
+  /** Workers the run keeps busy. */
+  workers: number;
+  fileTimeoutMs: number;
+  onResult: (index: number, outcome: FileOutcome) => void;
+}
+
+/** What a run asks of its pool: a fresh worker (loading the transform), request ids, and ending workers. */
+interface Workshop {
+  spawn(cwd: string): Slot;
+  nextId(): number;
+  /** Kills a worker now (abort). */
+  retire(slot: Slot): void;
+  /** Closes a worker left with nothing to do. */
+  release(slot: Slot): void;
+}
+
+const errorOutcome = (id: number, error: string): FileOutcome => ({ type: "done", id, status: "error", error, reports: [], stats: {} });
+
+/**
+ * Feeds a run's files to its workers, IN_FLIGHT at a time each: the next file (or one to run
+ * again) goes to the worker that just finished one. A dead worker is replaced while
+ * replacements last (three per worker); when none is left alive, the remaining files fail.
+ */
+class FileFeed {
+  readonly #timeoutText: string;
+  /** Files to run again: they were queued behind a file that stopped their worker. */
+  readonly #retry: number[] = [];
+  /** Texts read and not yet settled (a file sent again is not read twice). */
+  readonly #sources = new Map<number, string>();
+  /** Files each worker has in hand (reading or running). */
+  readonly #held = new Map<Slot, number>();
+  /** Workers closed because nothing was left for them (not deaths: never counted or replaced as such). */
+  readonly #released = new Set<Slot>();
+  readonly #maxRespawns: number;
+  #next = 0;
+  #settled = 0;
+  #respawns = 0;
+  #lastDeath = "";
+  #stopped = false;
+  #finish: { resolve(): void; reject(err: Error): void } | undefined;
+
+  constructor(
+    readonly job: Job,
+    readonly slots: Slot[],
+    readonly workshop: Workshop,
+  ) {
+    this.#timeoutText = `The transform did not finish within ${job.fileTimeoutMs} ms (fileTimeout); its worker was stopped`;
+    this.#maxRespawns = job.workers * 3;
+  }
+
+  /** Runs every file; resolves once each has settled, rejects when `signal` aborts. */
+  done(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
-        if (stopped) return;
-        stopped = true;
-        for (const s of slots) this.#retire(s);
+        if (this.#stopped) return;
+        this.#stopped = true;
+        for (const s of this.slots) this.workshop.retire(s);
         reject(new Error("Aborted"));
       };
       if (signal?.aborted) {
@@ -374,114 +470,131 @@ export class TransformPool {
         return;
       }
       signal?.addEventListener("abort", onAbort, { once: true });
-      const settle = (index: number, outcome: FileOutcome) => {
-        sources.delete(index);
-        onResult(index, outcome);
-        settled++;
-        if (settled === files.length && !stopped) {
-          stopped = true;
+      this.#finish = {
+        resolve: () => {
           signal?.removeEventListener("abort", onAbort);
           resolve();
-        }
+        },
+        reject,
       };
-      const take = (): number | undefined => (retry.length > 0 ? retry.shift() : next < files.length ? next++ : undefined);
-      const waiting = () => retry.length + (files.length - next);
-      const release = (slot: Slot) => held.set(slot, (held.get(slot) ?? 1) - 1);
-      // Live workers; a dead one is replaced (loading the transform first) while replacements last.
-      const live = (): Slot[] => {
-        for (let i = slots.length - 1; i >= 0; i--) {
-          if (!slots[i]!.dead) continue;
-          if (!released.has(slots[i]!)) lastDeath = slots[i]!.dead!.message;
-          slots.splice(i, 1);
-        }
-        // Replacements only for files that wait (the busy workers keep theirs).
-        while (slots.length < n && slots.length < waiting() && respawns < maxRespawns) {
-          respawns++;
-          const s = this.#spawn(cwd);
-          s.ref(true);
-          void this.#loadOn(s, mod, loadTimeout(fileTimeoutMs)).catch(() => {});
-          slots.push(s);
-        }
-        return slots;
-      };
-      const failRest = () => {
-        const why = `Not run: the transform's workers were stopped ${respawns + 1} times (last: ${lastDeath})`;
-        for (let i = take(); i !== undefined; i = take()) settle(i, { type: "done", id: 0, status: "error", error: why, reports: [], stats: {} });
-      };
-      const refill = () => {
-        if (stopped) return;
-        const alive = live();
-        for (const s of alive) fill(s);
-        if (alive.length === 0 && waiting() > 0) failRest();
-      };
-      const send = (slot: Slot, index: number, source: string) => {
-        const id = ++this.#nextId;
-        slot.send({ type: "run", id, key: mod.key, file: mod.file, rel: files[index]!.rel, source, options }, fileTimeoutMs, timeoutText).then(
-          (reply) => {
-            release(slot);
-            if (stopped) return;
-            settle(index, reply as RunReply);
-            fill(slot);
-          },
-          (err: unknown) => {
-            release(slot);
-            if (stopped) return;
-            // Queued behind the file that stopped the worker: it runs elsewhere.
-            if (err instanceof NotStarted) retry.push(index);
-            else settle(index, { type: "done", id, status: "error", error: messageOf(err), reports: [], stats: {} });
-            refill();
-          },
-        );
-      };
-      /** Takes one more file for `slot`; false when none is left. */
-      const feed = (slot: Slot): boolean => {
-        const index = take();
-        if (index === undefined) return false;
-        held.set(slot, (held.get(slot) ?? 0) + 1);
-        const known = sources.get(index);
-        const read = known !== undefined ? Promise.resolve(known) : files[index]!.read();
-        void read.then(
-          (source) => {
-            if (stopped) return release(slot);
-            sources.set(index, source);
-            if (!slot.dead) {
-              send(slot, index, source);
-              return;
-            }
-            // The worker died while the file was read.
-            release(slot);
-            retry.push(index);
-            refill();
-          },
-          (err: unknown) => {
-            release(slot);
-            if (stopped) return;
-            settle(index, { type: "unreadable", id: 0, error: messageOf(err) });
-            fill(slot);
-          },
-        );
-        return true;
-      };
-      const fill = (slot: Slot) => {
-        while (!stopped && !slot.dead && (held.get(slot) ?? 0) < IN_FLIGHT && feed(slot));
-        if (stopped || slot.dead || (held.get(slot) ?? 0) > 0 || waiting() > 0) return;
-        // Nothing left for this worker: it ends now, while the others finish their files.
-        released.add(slot);
-        this.#release(slot);
-      };
-      for (const slot of slots) fill(slot);
-    }).finally(() => {
-      // The step's workers end with it; close() waits for their exits (the caller's step does,
-      // after staging: nothing of tollgate runs on after it exits, and its CPU time and memory
-      // are the workers' too). A later step starts afresh (a worker with a cached transform
-      // starts in a fraction of a second).
-      for (const s of [...this.#slots]) this.#release(s);
+      for (const slot of this.slots) this.#fill(slot);
     });
   }
 
-  /** Ends every worker and waits until each has exited (those closed earlier included). */
-  async close(): Promise<void> {
-    for (const s of this.#slots.splice(0)) this.#release(s);
-    await Promise.all([...this.#closing]);
+  #settle(index: number, outcome: FileOutcome): void {
+    this.#sources.delete(index);
+    this.job.onResult(index, outcome);
+    this.#settled++;
+    if (this.#settled === this.job.files.length && !this.#stopped) {
+      this.#stopped = true;
+      this.#finish?.resolve();
+    }
+  }
+
+  #take(): number | undefined {
+    if (this.#retry.length > 0) return this.#retry.shift();
+    return this.#next < this.job.files.length ? this.#next++ : undefined;
+  }
+
+  #waiting(): number {
+    return this.#retry.length + (this.job.files.length - this.#next);
+  }
+
+  #inHand(slot: Slot): number {
+    return this.#held.get(slot) ?? 0;
+  }
+
+  #release(slot: Slot): void {
+    this.#held.set(slot, this.#inHand(slot) - 1);
+  }
+
+  /** Live workers; a dead one is replaced (loading the transform first) while replacements last. */
+  #live(): Slot[] {
+    const { slots } = this;
+    for (let i = slots.length - 1; i >= 0; i--) {
+      if (!slots[i]!.dead) continue;
+      if (!this.#released.has(slots[i]!)) this.#lastDeath = slots[i]!.dead!.message;
+      slots.splice(i, 1);
+    }
+    // Replacements only for files that wait (the busy workers keep theirs).
+    while (slots.length < this.job.workers && slots.length < this.#waiting() && this.#respawns < this.#maxRespawns) {
+      this.#respawns++;
+      slots.push(this.workshop.spawn(this.job.cwd));
+    }
+    return slots;
+  }
+
+  #failRest(): void {
+    const why = `Not run: the transform's workers were stopped ${this.#respawns + 1} times (last: ${this.#lastDeath})`;
+    for (let i = this.#take(); i !== undefined; i = this.#take()) this.#settle(i, errorOutcome(0, why));
+  }
+
+  #refill(): void {
+    if (this.#stopped) return;
+    const alive = this.#live();
+    for (const s of alive) this.#fill(s);
+    if (alive.length === 0 && this.#waiting() > 0) this.#failRest();
+  }
+
+  #send(slot: Slot, index: number, source: string): void {
+    const { mod, files, options, fileTimeoutMs } = this.job;
+    const id = this.workshop.nextId();
+    slot.send({ type: "run", id, key: mod.key, file: mod.file, rel: files[index]!.rel, source, options }, fileTimeoutMs, this.#timeoutText).then(
+      (reply) => {
+        this.#release(slot);
+        if (this.#stopped) return;
+        this.#settle(index, reply as RunReply);
+        this.#fill(slot);
+      },
+      (err: unknown) => {
+        this.#release(slot);
+        if (this.#stopped) return;
+        // Queued behind the file that stopped the worker: it runs elsewhere.
+        if (err instanceof NotStarted) this.#retry.push(index);
+        else this.#settle(index, errorOutcome(id, messageOf(err)));
+        this.#refill();
+      },
+    );
+  }
+
+  /** Takes one more file for `slot`; false when none is left. */
+  #feed(slot: Slot): boolean {
+    const index = this.#take();
+    if (index === undefined) return false;
+    this.#held.set(slot, this.#inHand(slot) + 1);
+    const known = this.#sources.get(index);
+    const read = known !== undefined ? Promise.resolve(known) : this.job.files[index]!.read();
+    void read.then(
+      (source) => {
+        if (this.#stopped) {
+          this.#release(slot);
+          return;
+        }
+        this.#sources.set(index, source);
+        if (!slot.dead) {
+          this.#send(slot, index, source);
+          return;
+        }
+        // The worker died while the file was read.
+        this.#release(slot);
+        this.#retry.push(index);
+        this.#refill();
+      },
+      (err: unknown) => {
+        this.#release(slot);
+        if (this.#stopped) return;
+        this.#settle(index, { type: "unreadable", id: 0, error: messageOf(err) });
+        this.#fill(slot);
+      },
+    );
+    return true;
+  }
+
+  #fill(slot: Slot): void {
+    while (!this.#stopped && !slot.dead && this.#inHand(slot) < IN_FLIGHT && this.#feed(slot));
+    if (this.#stopped || slot.dead || this.#inHand(slot) > 0 || this.#waiting() > 0) return;
+    // Nothing left for this worker: it ends now, while the others finish their files.
+    this.#released.add(slot);
+    this.workshop.release(slot);
   }
 }

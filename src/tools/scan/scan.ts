@@ -21,6 +21,7 @@ import { evaluateMatch, type Evaluated } from "./fix.js";
 import { renderFix, renderMessage, type TemplateEnv } from "./template.js";
 import { traversalMatcher, type RuleMatcher } from "./matcher.js";
 import type { ProjectConfig, ScanRule, Severity } from "./types.js";
+import type { Env } from "../../process-host.js";
 
 export interface Position {
   line: number;
@@ -76,6 +77,8 @@ export interface ScanInput {
   workspace: Workspace;
   scope: FileScope;
   gitTimeoutMs?: number | undefined;
+  /** The environment git runs with (discovery: GIT_DIR); absent: no git variables set. */
+  env?: Env | undefined;
   rules: ScanRule[];
   config?: ProjectConfig | undefined;
   path?: string | undefined;
@@ -423,6 +426,7 @@ export async function runScan(input: ScanInput): Promise<ScanOutput> {
     glob: input.glob,
     scope: input.scope,
     gitTimeoutMs: input.gitTimeoutMs,
+    env: input.env,
     accept: (rel) => {
       const l = langOf(rel);
       return l !== undefined && wanted.has(l);
