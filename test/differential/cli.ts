@@ -148,6 +148,18 @@ export function scanPatterns(dir: string, cliLang: string, patterns: readonly st
   return out;
 }
 
+/** The ERROR nodes of the CLI's own parse of every file in `dir`: file → [start, end) string indices. */
+export function cliErrors(dir: string, cliLang: string): Map<string, Array<[number, number]>> {
+  const rule = JSON.stringify({ id: "error", language: cliLang, severity: "hint", rule: { kind: "ERROR" } });
+  const out = new Map<string, Array<[number, number]>>();
+  for (const m of parseStream(sg(["scan", "--inline-rules", rule, "--json=stream", "."], dir), dir)) {
+    const list = out.get(m.file) ?? [];
+    list.push([m.start, m.end]);
+    out.set(m.file, list);
+  }
+  return out;
+}
+
 /** The matches of one pattern in one file, with their replacements by `out`. */
 export function runPattern(dir: string, file: string, cliLang: string, pattern: string, out: string): CliMatch[] {
   return parseStream(sg(["run", `--pattern=${pattern}`, `--rewrite=${out}`, "-l", cliLang, "--json=stream", file], dir), dir);

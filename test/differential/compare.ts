@@ -70,11 +70,17 @@ export interface MatchCase {
   cli: CliMatch[];
   tg: TgMatch[];
   parseErrors: readonly string[] | undefined;
+  /** The ERROR nodes of the CLI's parse, by file (cli.ts cliErrors). */
+  cliErrors: ReadonlyMap<string, ReadonlyArray<[number, number]>>;
   /** Whether tollgate's grammar and the CLI's parse the pattern alike (grammar.ts). */
   grammarsAgree: boolean;
   /** How tollgate was asked (with the other patterns in one call, or alone). */
   how: string;
 }
+
+/** Whether an ERROR node of the CLI's parse lies inside the CLI's match (and is not the match itself). */
+const holdsError = (m: CliMatch, errors: ReadonlyArray<[number, number]> | undefined) =>
+  (errors ?? []).some(([s, e]) => m.start <= s && e <= m.end && (s !== m.start || e !== m.end));
 
 /** Compares one pattern's matches over all files of its language. */
 export function compareMatches(c: MatchCase, v: Verdict): void {
@@ -100,7 +106,7 @@ export function compareMatches(c: MatchCase, v: Verdict): void {
     for (const m of cli) {
       if (tgKeys.has(matchKey(m, file))) continue;
       const o: Observed = c.grammarsAgree
-        ? { kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)) }
+        ? { kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)), cliMatchHoldsError: holdsError(m, c.cliErrors.get(file)) }
         : { kind: "grammars", agree: false };
       v.judge(o, () => `${head()}: the CLI's match ${matchKey(m, file)} is missing${answers()}`);
     }

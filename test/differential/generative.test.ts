@@ -5,6 +5,8 @@
  * src/tools/ast/differences.ts. A fixed seed here; `npm run differential -- --patterns N
  * [--seed S]` runs a larger sweep through the same file.
  */
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testdir } from "../helpers/testdir.js";
 import { corpus } from "./corpus.js";
@@ -21,14 +23,22 @@ const BUDGET: Budget = {
   rewrites: Math.max(2, Math.ceil(patterns / 2)),
   files: Math.min(60, Math.max(8, Math.ceil(patterns / 2))),
 };
-const LANGUAGES = corpus();
+// `--lang a,b` of the sweep: only those languages; `--keep DIR`: the copies are left in DIR/<lang>.
+const only = (process.env.TOLLGATE_DIFF_LANGS ?? "").split(",").filter(Boolean);
+const keep = process.env.TOLLGATE_DIFF_KEEP ?? "";
+const LANGUAGES = corpus().filter((l) => only.length === 0 || only.includes(l.lang));
+const fresh = (dir: string) => {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
 const TIMEOUT = 60_000 + patterns * 4_000;
 
 describe(`generative differential: tollgate vs the ast-grep CLI (seed ${BUDGET.seed}, ${BUDGET.patterns} patterns per language)`, () => {
   for (const l of LANGUAGES) {
     const test = l.files.length === 0 ? it.skip : it;
     test(`${l.lang}: ${l.missing ?? "real nodes with metavariables match and rewrite as the CLI does"}`, { timeout: TIMEOUT }, async () => {
-      const run = await runLanguage(l, BUDGET, await testdir());
+      const run = await runLanguage(l, BUDGET, keep === "" ? await testdir() : fresh(path.join(keep, l.lang)));
       const multiLine = run.patterns.filter((g) => g.multiLine).length;
       const multi = run.patterns.filter((g) => g.multi).length;
       const explained = Object.fromEntries(run.verdict.explained);

@@ -11,7 +11,14 @@ export type Observed =
   /** A match tollgate reports that the CLI does not. */
   | { kind: "extra-match"; fileHasErrors: boolean; /** The file's text at the match's range is the match's text. */ textAtRange: boolean }
   /** A match the CLI reports that tollgate does not. */
-  | { kind: "missing-match"; fileHasErrors: boolean; /** tollgate lists a parse issue with a position inside the match's range. */ listedIssue: boolean }
+  | {
+      kind: "missing-match";
+      fileHasErrors: boolean;
+      /** tollgate lists a parse issue with a position inside the match's range. */
+      listedIssue: boolean;
+      /** The CLI's own parse of the file has an ERROR node inside the match (not the match itself): the match rests on its error recovery. */
+      cliMatchHoldsError: boolean;
+    }
   /**
    * tollgate's rewritten file differs from the CLI's one-pass rewrite, and equals the CLI's
    * rewrite applied inside-out: the matches nested in an applied match's capture first, then
@@ -124,13 +131,14 @@ export const DIFFERENCES: readonly Difference[] = [
     title: "Matches resting on syntax errors are skipped and listed; matches lost to error recovery are found",
     reason:
       "A match that rests on an ERROR node or an invented (MISSING) token outside its metavariables is skipped and listed under " +
-      "`Parse issues:` with its position, where the CLI reports and rewrites it. On a file with syntax errors tollgate parses the " +
+      "`Parse issues:` with its position, where the CLI reports and rewrites it. A match the CLI finds that holds an ERROR node of " +
+      "its own parse is no node of the file as written, and where tollgate's parse recovers otherwise it is not found at all. On a file with syntax errors tollgate parses the " +
       "statements near an error on their own too, so it can find real matches that the CLI's parse loses to error recovery; " +
       "it never reports a match that is not text of the file. (napi hands tree-sitter the text as UTF-16, the CLI as UTF-8, " +
       "and tree-sitter prices an error by the bytes it skips, so the two can recover differently from the same error.)",
     explains: (o) =>
       (o.kind === "extra-match" && o.fileHasErrors && o.textAtRange) ||
-      (o.kind === "missing-match" && o.fileHasErrors && o.listedIssue) ||
+      (o.kind === "missing-match" && o.fileHasErrors && (o.listedIssue || o.cliMatchHoldsError)) ||
       (o.kind === "line" && o.skippedMatchLine && o.original !== undefined && o.tollgate === o.original),
   },
 ];

@@ -382,15 +382,13 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     if (req && !meets(req, text())) return false;
     return node.matches(configs[k] as never);
   };
-  // A pattern parses cleanly (or is refused), so only one that is a lone metavariable can match
-  // an ERROR node: with no such op and no rule object, an ERROR node found is only an error.
-  const patternsOnly = active.every((i) => !ops[i]!.config && !/^\s*\$(?:\$\$)?[A-Za-z_][A-Za-z0-9_]*\s*$/.test(ops[i]!.pat));
   const note = (node: SgNode) => noteSyntax(node, offset, syntax);
   const visit = (node: SgNode) => {
     const what = note(node);
     if (what === "missing") return;
+    // An ERROR node is asked like any other: a pattern whose parse keeps nothing but one
+    // metavariable (`$A`, CSS's `91.6667$A`) matches it, as in the CLI, and no pattern text tells which do.
     const isError = what === "error";
-    if (isError && patternsOnly) return;
     let first = -1;
     for (let k = 0; k < configs.length; k++) {
       if (node.getMatch(idOf[k]!)) {
