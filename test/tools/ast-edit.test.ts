@@ -186,6 +186,32 @@ describe("ast_edit", () => {
     expect(text).toContain("\n\nLimit reached; narrow path or increase limit.");
   });
 
+  it("limit keeps the first files in discovery order, cuts the file that meets it, and drops later files' issues", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`src/f${String(i).padStart(2, "0")}.ts`] = `Effect.map(a${i}, f)\nEffect.map(b${i}, g)\n`;
+    // a parse issue in a file past the limit is not listed
+    files["src/f29.ts"] = "Effect.map(a, f)\nconst = Effect.map(\n";
+    const dir = await testdir(files);
+    const t = makeHost(dir);
+    const { text, details } = await t.call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "src", limit: 5 });
+    expect(details.totalReplacements).toBe(5);
+    expect(details.limitReached).toBe(true);
+    expect(details.fileReplacements).toEqual([
+      { path: "f00.ts", count: 2 },
+      { path: "f01.ts", count: 2 },
+      { path: "f02.ts", count: 1 },
+    ]);
+    expect(details.parseErrors).toEqual([]);
+    expect(t.actions[0]!.label).toBe("AST Edit: 5 replacements in 3 files");
+    expect(text).toContain("# f02.ts (1 replacement)\n-1:1 Effect.map(a2, f)\n+1:1 Effect.andThen(a2, f)\n\nLimit reached");
+    await t.actions[0]!.apply("ok");
+    expect(read(dir, "src/f02.ts")).toBe("Effect.andThen(a2, f)\nEffect.map(b2, g)\n");
+    expect(read(dir, "src/f03.ts")).toBe("Effect.map(a3, f)\nEffect.map(b3, g)\n");
+    // without the limit, f29's issue is listed
+    const all = await makeHost(dir).call("ast_edit", { ops: [MAP_OP], lang: "ts", path: "src" });
+    expect(all.details.parseErrors.some((e: string) => e.startsWith("f29.ts:"))).toBe(true);
+  });
+
   it("stale: a file changed so the edits differ is refused, nothing written", async () => {
     const dir = await testdir({ "a.ts": "Effect.map(a, f)\n", "b.ts": "Effect.map(b, g)\n" });
     const t = makeHost(dir);
