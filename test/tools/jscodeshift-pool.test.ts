@@ -73,7 +73,8 @@ describe("jscodeshift pool", () => {
     const pidFile = path.join(root, "worker.pid");
     await writeFile(
       path.join(root, "busy.cjs"),
-      `module.exports = (file) => { require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); for (;;); };\n`,
+      // Written aside and renamed: whoever sees the file sees the whole pid.
+      `module.exports = (file) => { const fs = require("fs"); fs.writeFileSync(${JSON.stringify(pidFile + ".tmp")}, String(process.pid)); fs.renameSync(${JSON.stringify(pidFile + ".tmp")}, ${JSON.stringify(pidFile)}); for (;;); };\n`,
     );
     const child = spawnScript(
       `const { TransformPool } = await load("src/tools/jscodeshift/pool.ts");
@@ -87,6 +88,7 @@ describe("jscodeshift pool", () => {
     const done = collect(child);
     await waitFor(() => existsSync(pidFile), 60_000, "the worker to start the transform");
     const worker = Number(readFileSync(pidFile, "utf8"));
+    expect(worker).toBeGreaterThan(0);
     const r = await done;
     expect(r.code, r.stderr).toBe(0);
     const alive = () => {
@@ -97,7 +99,11 @@ describe("jscodeshift pool", () => {
         return false;
       }
     };
-    await waitFor(() => !alive(), 10_000, "the worker to be gone");
-    expect(alive()).toBe(false);
+    try {
+      await waitFor(() => !alive(), 10_000, "the worker to be gone");
+    } finally {
+      // A worker left spinning (the test failing) is not left to the machine.
+      if (alive()) process.kill(worker, "SIGKILL");
+    }
   });
 });
