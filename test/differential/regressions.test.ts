@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { testdir } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
-import { rangeKey } from "./compare.js";
+import { issuePositions, rangeKey } from "./compare.js";
 import { scanPatterns } from "./cli.js";
 
 /** `file:line:col-line:col text` of every match, sorted. */
@@ -26,5 +26,47 @@ describe("generative differential findings", () => {
     const { cli, tg } = await both({ "a.css": ".t tr:nth-child(2n-1) td { color: red; }\n" }, "css", "Css", "91.6667$A");
     expect(cli).toContain('a.css:1:19-1:21 "-1"');
     expect(tg).toEqual(cli);
+  });
+
+  it("a match in code that recovery glued to an error (here: into a template) is found or listed where it lies, never missed silently", async () => {
+    // ajv's keyword.ts with one `)` deleted: napi's parse pairs the backticks otherwise and line 25 becomes template text.
+    const text = `function f() {
+  function validateAsync(): Name {
+    const ruleErrs = gen.let("ruleErrs", null)
+    gen.try(
+      () => assignValid(_\`await \`),
+      (e) =>
+        gen.assign(valid, false).if(
+          _\`\${e} instanceof \${it.ValidationError as Name}\`,
+          () => gen.assign(ruleErrs, _\`\${e}.errors\`),
+          () => gen.throw(e)
+        
+    )
+    return ruleErrs
+  }
+
+  function validateSync(): Code {
+    const validateErrs = _\`\${validateRef}.errors\`
+    gen.assign(validateErrs, null)
+    assignValid(nil)
+    return validateErrs
+  }
+
+  function assignValid(_await: Code = def.async ? _\`await \` : nil): void {
+    const passCxt = it.opts.passContext ? N.this : N.self
+    const passSchema = !(("compile" in def && !$data) || def.schema === false)
+    gen.assign(
+      valid,
+      _\`\${_await}\${callValidateCode(cxt, validateRef, passCxt, passSchema)}\`,
+      def.modifying
+    )
+  }
+}
+`;
+    const { cli, tg, details } = await both({ "a.tsx": text }, "tsx", "Tsx", "$B === $$$A");
+    const lost = 'a.tsx:25:58-25:78 "def.schema === false"';
+    expect(cli).toContain(lost);
+    const listed = issuePositions(details.parseErrors, "a.tsx").some(([line, col]) => line === 25 && col >= 58 && col <= 78);
+    expect(tg.includes(lost) || listed, JSON.stringify(details.parseErrors)).toBe(true);
   });
 });

@@ -282,7 +282,7 @@ function* matching(
   const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
   return {
     matches: mergedMatches(w.found, covered, recovered),
-    issues: issuesOf(m, text, pieces, quiet, holds),
+    issues: issuesOf(m, text, pieces, quiet, holds, w.glued ?? []),
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
@@ -380,9 +380,12 @@ function issuesOf(
   pieces: ReadonlyArray<[number, number]>,
   quiet: ReadonlyArray<[number, number]>,
   holds: (start: number, end: number) => number,
+  glued: ReadonlyArray<[number, number]>,
 ): number[] {
   const issues = new Set<number>();
   const open: Array<[number, number]> = [];
+  // The nodes recovery glued to an error (traverse.ts Walked.glued) are searched for anchors too.
+  for (const [s, e] of glued) open.push(...uncovered(s, e, quiet));
   for (const [s, e] of pieces) {
     for (const [ps, pe] of uncovered(s, e, quiet)) {
       const at = holds(ps, pe);

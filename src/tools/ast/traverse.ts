@@ -59,6 +59,13 @@ export interface Walked {
   missing: Missing[];
   /** The ERROR nodes by "start:end" (file offsets; nested ones can share one), for `bracketsOf` where a match holds one. */
   errorNodes?: Map<string, SgNode[]>;
+  /**
+   * The ranges of the siblings right before and after each ERROR node that hold no match found:
+   * where recovery stopped skipping, it glued the text on either side into whatever parsed (a
+   * template opened by a stray backtick, a call made of the parentheses after the error), so a
+   * match there may be lost. One holding a found match was parsed as that construct.
+   */
+  glued?: Array<[number, number]>;
 }
 
 const PAIRS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
@@ -231,9 +238,9 @@ export function traverse(
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    const { errors, missing, errorNodes } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
+    const { errors, missing, errorNodes, glued } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
     flagErrors(found, errors, missing, errorNodes!, ops, offset);
-    return { found, errors, missing, errorNodes: errorNodes! };
+    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued!, found) };
   }
   let nodes: SgNode[];
   try {
@@ -265,6 +272,15 @@ function isMissingAt(node: SgNode, kind: string, r: Range): boolean {
 
 type Range = ReturnType<SgNode["range"]>;
 
+/** Records the ranges of an ERROR node's neighbouring siblings (see Walked.glued). */
+function addGlued(glued: Array<[number, number]>, error: SgNode, offset: number): void {
+  for (const n of [error.prev(), error.next()]) {
+    if (!n) continue;
+    const r = n.range();
+    if (r.end.index > r.start.index) glued.push([r.start.index + offset, r.end.index + offset]);
+  }
+}
+
 function addError(errorNodes: Map<string, SgNode[]>, key: string, node: SgNode): void {
   const same = errorNodes.get(key);
   if (same) same.push(node);
@@ -278,19 +294,21 @@ function missingOf(node: SgNode, offset: number): Missing {
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
-function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes"> {
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes" | "glued"> {
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
   const errorNodes = new Map<string, SgNode[]>();
+  const glued: Array<[number, number]> = [];
   for (const n of nodes) {
     const kind = String(n.kind());
     const r = n.range();
     if (kind === "ERROR") {
       errors.push([r.start.index + offset, r.end.index + offset]);
       addError(errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, n);
+      addGlued(glued, n, offset);
     } else if (isMissingAt(n, kind, r)) missing.push(missingOf(n, offset));
   }
-  return { errors, missing, errorNodes };
+  return { errors, missing, errorNodes, glued };
 }
 
 /** Kinds of a template's code parts (`${ … }`, Python's f-string `{ … }`): code, not literal text. */
@@ -351,13 +369,14 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
 function noteSyntax(
   node: SgNode,
   offset: number,
-  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> },
+  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Array<[number, number]> },
 ): "error" | "missing" | "node" {
   const kind = String(node.kind());
   const r = node.range();
   if (kind === "ERROR") {
     into.errors.push([r.start.index + offset, r.end.index + offset]);
     addError(into.errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, node);
+    addGlued(into.glued, node, offset);
     return "error";
   }
   if (!isMissingAt(node, kind, r)) return "node";
@@ -372,8 +391,13 @@ function noteSyntax(
 export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): Walked {
   const { ops, active, configs, plain, token, idOf, prefixOf } = c;
   const found: Found[] = [];
-  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> } = { errors: [], missing: [], errorNodes: new Map() };
-  const { errors, missing, errorNodes } = syntax;
+  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Array<[number, number]> } = {
+    errors: [],
+    missing: [],
+    errorNodes: new Map(),
+    glued: [],
+  };
+  const { errors, missing, errorNodes, glued } = syntax;
   const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
@@ -433,7 +457,13 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   };
   for (const node of nodes) (asking ? visitAsking : visit)(node);
   flagErrors(found, errors, missing, errorNodes, ops, offset);
-  return { found, errors, missing, errorNodes };
+  return { found, errors, missing, errorNodes, glued: matchless(glued, found) };
+}
+
+/** The ranges that hold no found match. */
+function matchless(ranges: ReadonlyArray<[number, number]>, found: readonly Found[]): Array<[number, number]> {
+  if (ranges.length === 0) return [];
+  return ranges.filter(([s, e]) => !found.some(({ match }) => s <= match.start && match.end <= e));
 }
 
 /**
