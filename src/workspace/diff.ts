@@ -94,8 +94,10 @@ function computePatch(change: TextChange): Patch {
  * instead of whole files of hundreds of kilobytes. Outside the edits the texts are identical,
  * so a line before an edit has the same number in both texts, and the lines after an edit
  * correspond one to one. Each window carries CONTEXT unchanged lines on both sides; windows
- * that touch are merged, as a whole-text diff merges hunks whose context meets. Returns
- * undefined (whole-text diff) when the edits do not reproduce `after`.
+ * that touch are merged, as a whole-text diff merges hunks whose context meets. A window's hunks
+ * are built from its edits' lines (blockHunks) where that diff is the only one possible, else by
+ * jsdiff over the window. Returns undefined (whole-text diff) when the edits do not reproduce
+ * `after`.
  */
 function windowedPatch(
   oldName: string,
@@ -104,43 +106,212 @@ function windowedPatch(
   after: string,
   edits: readonly TextEdit[],
 ): ReturnType<typeof structuredPatch> | undefined {
-  let rebuilt = "";
-  let pos = 0;
-  for (const e of edits) {
-    if (e.start < pos || e.end < e.start || e.end > before.length) return undefined;
-    rebuilt += before.slice(pos, e.start) + e.text;
-    pos = e.end;
-  }
-  if (rebuilt.length + before.length - pos !== after.length || rebuilt + before.slice(pos) !== after) return undefined;
-
-  const bStarts = lineStarts(before);
-  const aStarts = lineStarts(after);
-  const bLines = bStarts.length;
-  const aLines = aStarts.length;
-  // Windows as [first line, end line) in both texts.
-  const windows: Array<{ b0: number; b1: number; a0: number; a1: number }> = [];
-  let delta = 0;
-  for (const e of edits) {
-    const aStart = e.start + delta;
-    const aEnd = aStart + e.text.length;
-    delta += e.text.length - (e.end - e.start);
-    const first = lastAtOrBefore(bStarts, e.start);
-    const b0 = Math.max(0, first - CONTEXT);
-    const b1 = Math.min(bLines, lastAtOrBefore(bStarts, e.end) + 1 + CONTEXT);
-    const a1 = Math.min(aLines, lastAtOrBefore(aStarts, aEnd) + 1 + CONTEXT);
-    const last = windows[windows.length - 1];
-    if (last && b0 <= last.b1) {
-      last.b1 = Math.max(last.b1, b1);
-      last.a1 = Math.max(last.a1, a1);
-    } else windows.push({ b0, b1, a0: b0 + (lastAtOrBefore(aStarts, aStart) - first), a1 });
-  }
-  const slice = (text: string, starts: readonly number[], from: number, to: number) => text.slice(starts[from], to < starts.length ? starts[to]! : text.length);
+  if (!reproduces(before, after, edits)) return undefined;
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
-  for (const w of windows) {
-    const part = boundedPatch(oldName, newName, slice(before, bStarts, w.b0, w.b1), slice(after, aStarts, w.a0, w.a1));
-    for (const h of part.hunks) hunks.push({ ...h, oldStart: h.oldStart + w.b0, newStart: h.newStart + w.a0 });
+  for (const w of windowsOf(before, after, edits)) {
+    const oldText = before.slice(w.bFrom, w.bTo);
+    const newText = after.slice(w.aFrom, w.aTo);
+    const part = blockHunks(oldText, newText, w.blocks) ?? boundedPatch(oldName, newName, oldText, newText).hunks;
+    for (const h of part) hunks.push({ ...h, oldStart: h.oldStart + w.b0, newStart: h.newStart + w.a0 });
   }
   return { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks };
+}
+
+/** Whether applying `edits` (sorted, non-overlapping) to `before` gives `after`, compared piece by piece. */
+function reproduces(before: string, after: string, edits: readonly TextEdit[]): boolean {
+  let pos = 0;
+  let at = 0;
+  const same = (from: number, to: number) => to === from || before.slice(from, to) === after.slice(at, at + to - from);
+  for (const e of edits) {
+    if (e.start < pos || e.end < e.start || e.end > before.length || !same(pos, e.start)) return false;
+    at += e.start - pos;
+    if (after.slice(at, at + e.text.length) !== e.text) return false;
+    at += e.text.length;
+    pos = e.end;
+  }
+  return after.length - at === before.length - pos && same(pos, before.length);
+}
+
+/** Lines [o0, o1) of a window's old text that became lines [n0, n1) of its new text; the lines between such blocks are equal. */
+interface Block {
+  o0: number;
+  o1: number;
+  n0: number;
+  n1: number;
+}
+
+/** A line window: lines [b0, …) of `before` at offsets [bFrom, bTo), lines [a0, …) of `after` at [aFrom, aTo), and its edits' lines. */
+interface Window {
+  b0: number;
+  b1: number;
+  a0: number;
+  a1: number;
+  bFrom: number;
+  bTo: number;
+  aFrom: number;
+  aTo: number;
+  blocks: Block[];
+}
+
+/** Number of LFs in text[from, to). */
+function newlines(text: string, from = 0, to = text.length): number {
+  let n = 0;
+  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/**
+ * The windows of the edits: CONTEXT lines around each edit's lines, merged where they touch.
+ * Line numbers and offsets of `after` follow from those of `before` and the edits before.
+ */
+function windowsOf(before: string, after: string, edits: readonly TextEdit[]): Window[] {
+  const bStarts = lineStarts(before);
+  const bLines = bStarts.length;
+  const lines = edits.map((e) => ({ first: lastAtOrBefore(bStarts, e.start), last: lastAtOrBefore(bStarts, e.end), added: newlines(e.text) }));
+  const aLines = lines.reduce((n, l) => n + l.added - (l.last - l.first), bLines);
+  const windows: Array<Window & { dl: number; dc: number }> = [];
+  // lines and characters `after` has gained over `before` so far
+  let dl = 0;
+  let dc = 0;
+  for (let i = 0; i < edits.length; i++) {
+    const e = edits[i]!;
+    const { first, last, added } = lines[i]!;
+    const aFirst = first + dl;
+    const aLast = aFirst + added;
+    const b0 = Math.max(0, first - CONTEXT);
+    if (!(windows.length > 0 && b0 <= windows[windows.length - 1]!.b1)) {
+      windows.push({ b0, b1: 0, a0: b0 + dl, a1: 0, bFrom: bStarts[b0]!, bTo: 0, aFrom: bStarts[b0]! + dc, aTo: 0, blocks: [], dl, dc });
+    }
+    const w = windows[windows.length - 1]!;
+    dl += added - (last - first);
+    dc += e.text.length - (e.end - e.start);
+    w.b1 = Math.min(bLines, last + 1 + CONTEXT);
+    w.a1 = Math.min(aLines, aLast + 1 + CONTEXT);
+    w.dl = dl;
+    w.dc = dc;
+    addBlock(w.blocks, { o0: first - w.b0, o1: last + 1 - w.b0, n0: aFirst - w.a0, n1: aLast + 1 - w.a0 });
+  }
+  for (const w of windows) {
+    w.bTo = w.b1 < bLines ? bStarts[w.b1]! : before.length;
+    // past the window's last edit, line k of `after` is line k - dl of `before`, dc characters on
+    w.aTo = w.a1 < aLines ? bStarts[w.a1 - w.dl]! + w.dc : after.length;
+  }
+  return windows;
+}
+
+/** Adds an edit's lines to a window's blocks; edits that share a line are one block. */
+function addBlock(blocks: Block[], b: Block): void {
+  const prev = blocks[blocks.length - 1];
+  if (prev && b.o0 < prev.o1) {
+    prev.o1 = Math.max(prev.o1, b.o1);
+    prev.n1 = Math.max(prev.n1, b.n1);
+  } else blocks.push(b);
+}
+
+/**
+ * A window's hunks built from its blocks, as jsdiff would give them, or undefined when another
+ * diff of the window is as short (jsdiff's choice among them is its own): each block less the
+ * lines it keeps at its ends, adjacent blocks joined, is a removal and an addition; that diff is
+ * the only shortest one when no changed line equals an unchanged line of the window and no
+ * removed line equals an added one (no other line can then be matched).
+ */
+export function blockHunks(oldText: string, newText: string, edited: readonly Block[]): StructuredPatch["hunks"] | undefined {
+  const b = linesOf(oldText);
+  const a = linesOf(newText);
+  const blocks: Block[] = [];
+  for (const raw of edited) {
+    let { o0, n0 } = raw;
+    let o1 = Math.min(raw.o1, b.length);
+    let n1 = Math.min(raw.n1, a.length);
+    for (; o0 < o1 && n0 < n1 && b[o0] === a[n0]; o0++) n0++;
+    for (; o1 > o0 && n1 > n0 && b[o1 - 1] === a[n1 - 1]; o1--) n1--;
+    if (o0 === o1 && n0 === n1) continue;
+    const prev = blocks[blocks.length - 1];
+    if (o0 - (prev?.o1 ?? 0) !== n0 - (prev?.n1 ?? 0)) return undefined;
+    if (prev && prev.o1 === o0) {
+      prev.o1 = o1;
+      prev.n1 = n1;
+    } else blocks.push({ o0, o1, n0, n1 });
+  }
+  const tail = blocks[blocks.length - 1];
+  if (b.length - (tail?.o1 ?? 0) !== a.length - (tail?.n1 ?? 0)) return undefined;
+  if (!onlyDiff(b, a, blocks)) return undefined;
+  const parts: Array<{ mark: " " | "-" | "+"; lines: readonly string[] }> = [];
+  let o = 0;
+  for (const k of blocks) {
+    if (k.o0 > o) parts.push({ mark: " ", lines: b.slice(o, k.o0) });
+    if (k.o1 > k.o0) parts.push({ mark: "-", lines: b.slice(k.o0, k.o1) });
+    if (k.n1 > k.n0) parts.push({ mark: "+", lines: a.slice(k.n0, k.n1) });
+    o = k.o1;
+  }
+  if (o < b.length) parts.push({ mark: " ", lines: b.slice(o) });
+  return hunksOf(parts);
+}
+
+/** Whether no removed line is added and no changed line equals a kept one (see blockHunks). */
+function onlyDiff(b: readonly string[], a: readonly string[], blocks: readonly Block[]): boolean {
+  const kept = new Set<string>();
+  const removed = new Set<string>();
+  let o = 0;
+  for (const k of blocks) {
+    for (let i = o; i < k.o0; i++) kept.add(b[i]!);
+    for (let i = k.o0; i < k.o1; i++) removed.add(b[i]!);
+    o = k.o1;
+  }
+  for (let i = o; i < b.length; i++) kept.add(b[i]!);
+  for (const line of removed) if (kept.has(line)) return false;
+  for (const k of blocks) for (let i = k.n0; i < k.n1; i++) if (kept.has(a[i]!) || removed.has(a[i]!)) return false;
+  return true;
+}
+
+/** A hunk line as jsdiff gives it: without its "\n", or followed by the marker when it has none. */
+function pushLine(out: string[], mark: string, line: string): void {
+  if (line.endsWith("\n")) out.push(mark + line.slice(0, -1));
+  else out.push(mark + line, "\\ No newline at end of file");
+}
+
+/**
+ * jsdiff's hunks (structuredPatch's, context CONTEXT) of a line diff given as its parts in order:
+ * kept, removed and added lines (each with its line end). A hunk opens CONTEXT kept lines before
+ * a change, runs on over at most 2 × CONTEXT kept lines between changes, and closes CONTEXT kept
+ * lines after; its lines lose their "\n", a line without one is marked.
+ */
+function hunksOf(parts: ReadonlyArray<{ mark: " " | "-" | "+"; lines: readonly string[] }>): StructuredPatch["hunks"] {
+  const hunks: StructuredPatch["hunks"] = [];
+  const all = [...parts, { mark: " " as const, lines: [] as readonly string[] }];
+  let oldStart = 0;
+  let newStart = 0;
+  let cur: string[] = [];
+  let oldLine = 1;
+  let newLine = 1;
+  for (let i = 0; i < all.length; i++) {
+    const { mark, lines } = all[i]!;
+    if (mark !== " ") {
+      if (!oldStart) {
+        const context = (all[i - 1]?.lines ?? []).slice(-CONTEXT);
+        cur = [];
+        for (const l of context) pushLine(cur, " ", l);
+        oldStart = oldLine - context.length;
+        newStart = newLine - context.length;
+      }
+      for (const l of lines) pushLine(cur, mark, l);
+      if (mark === "+") newLine += lines.length;
+      else oldLine += lines.length;
+      continue;
+    }
+    if (oldStart && lines.length <= CONTEXT * 2 && i < all.length - 2) for (const l of lines) pushLine(cur, " ", l);
+    else if (oldStart) {
+      const size = Math.min(lines.length, CONTEXT);
+      for (let k = 0; k < size; k++) pushLine(cur, " ", lines[k]!);
+      hunks.push({ oldStart, oldLines: oldLine - oldStart + size, newStart, newLines: newLine - newStart + size, lines: cur });
+      oldStart = 0;
+      newStart = 0;
+      cur = [];
+    }
+    oldLine += lines.length;
+    newLine += lines.length;
+  }
+  return hunks;
 }
 
 /** One file's git-style unified diff (`git apply` accepts it) and its added/removed line counts. */
