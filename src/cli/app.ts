@@ -5,6 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { optionNames, register, type CommandSpec, type Invocation } from "./command.js";
 import { formatOf, type Format } from "./options.js";
 import { nodeProcess } from "../process-host.js";
+import { quickParse, type ParsedArgs } from "./quick-parse.js";
 
 /** Thrown by yargs' fail handler: usage errors exit 2. */
 class UsageError extends TollgateError {
@@ -39,10 +40,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let format: Format | undefined;
   try {
     const name = commandName(argv);
-    const names = name !== undefined ? [name] : Object.keys(COMMANDS);
-    const [{ default: yargs }, ...loaded] = await Promise.all([import("yargs"), ...names.map((n) => COMMANDS[n]!())]);
-    const specs = new Map(names.map((n, i) => [n, loaded[i]!]));
-    const parsed = await parse(yargs(argv), specs);
+    // A hook's plain `run` line needs neither yargs nor any other command's module.
+    const quick = name === "run" ? quickParse(argv) : undefined;
+    const { parsed, specs } = quick ? { parsed: quick, specs: new Map([["run", await COMMANDS.run!()]]) } : await parseCommandLine(argv, name);
     if (parsed.help === true) return EXIT.ok;
     format = formatOf(parsed.format as Format | undefined, env);
     const spec = commandOf(specs, parsed._.map(String));
@@ -58,6 +58,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     return reportError(err, env);
   }
+}
+
+/** The command line as yargs parses it, with the modules of the commands it may run. */
+export async function parseCommandLine(argv: string[], name = commandName(argv)): Promise<{ parsed: ParsedArgs; specs: Map<string, CommandSpec> }> {
+  const names = name !== undefined ? [name] : Object.keys(COMMANDS);
+  const [{ default: yargs }, ...loaded] = await Promise.all([import("yargs"), ...names.map((n) => COMMANDS[n]!())]);
+  const specs = new Map(names.map((n, i) => [n, loaded[i]!]));
+  return { parsed: await parse(yargs(argv), specs), specs };
 }
 
 /**
