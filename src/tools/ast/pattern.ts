@@ -56,25 +56,49 @@ function gapSource(lang: LangInfo): string {
   return `${base}*`;
 }
 
-/** Tokens of a pattern outside strings and comments: words, `.`, and breaks. */
-type Token = { kind: "word"; text: string; afterDigit: boolean } | { kind: "dot" } | { kind: "break" };
+/** Tokens of a pattern outside strings and comments: words, `.`, required operators, and breaks. */
+type Token = { kind: "word"; text: string; afterDigit: boolean } | { kind: "dot" } | { kind: "op"; text: string } | { kind: "break" };
 
-function tokens(pat: string, lang: LangInfo): Token[] {
-  const out: Token[] = [];
+/**
+ * A scanned token: a Token, or what decides where ast-grep skips pattern tokens. After a `$$$`
+ * ellipsis it skips the pattern's unnamed tokens (keywords, operators) up to the next named node,
+ * so `$$$A === $C` matches `a instanceof B`; a metavariable or string is named, and a closing
+ * bracket below the ellipsis's depth ends its list.
+ */
+type Scanned = Token | { kind: "ellipsis" } | { kind: "named" } | { kind: "open" } | { kind: "close" };
+
+/**
+ * Operators a JavaScript or TypeScript match must show as written. Each is one token that cannot
+ * be spelled with trivia inside it, and ast-grep matches a pattern's operator token by kind, so
+ * the target holds the same characters. `<=`/`>=` and shifts are left out: `<T>=` or `A<B<C>>`
+ * spell type-argument closers, which a target may write with a space between.
+ */
+const REQUIRED_OPERATORS = new Set(["===", "!==", "==", "!=", "&&", "||", "??", "=>"]);
+const OPERATOR_CHARS = /[=<>!&|?+\-*/%^~:]/;
+
+/** The operator run starting at `i` (characters of OPERATOR_CHARS), as `[text, end]`. */
+function operatorRun(pat: string, i: number): [string, number] {
+  let j = i;
+  while (j < pat.length && OPERATOR_CHARS.test(pat[j]!)) j++;
+  return [pat.slice(i, j), j];
+}
+
+function scan(pat: string, lang: LangInfo): Scanned[] {
+  const out: Scanned[] = [];
   let i = 0;
   const n = pat.length;
   while (i < n) {
     const ch = pat[i]!;
     if (ch === "$") {
       const m = /^\$\$?\$?[A-Z_][A-Z0-9_]*|^\$\$\$/.exec(pat.slice(i));
-      out.push({ kind: "break" });
+      out.push(m === null ? { kind: "break" } : { kind: m[0].startsWith("$$$") ? "ellipsis" : "named" });
       i += m ? m[0].length : 1;
       continue;
     }
     if (ch === '"' || ch === "'" || ch === "`") {
       let j = i + 1;
       while (j < n && pat[j] !== ch) j += pat[j] === "\\" ? 2 : 1;
-      out.push({ kind: "break" });
+      out.push({ kind: "named" });
       i = j + 1;
       continue;
     }
@@ -120,8 +144,31 @@ function tokens(pat: string, lang: LangInfo): Token[] {
       i++;
       continue;
     }
-    out.push({ kind: "break" });
+    if ((lang.family === "js" || lang.family === "ts") && OPERATOR_CHARS.test(ch)) {
+      // Only a whole run is taken: `>==` may be a type closer and `==`, so it requires nothing.
+      const [run, end] = operatorRun(pat, i);
+      out.push(REQUIRED_OPERATORS.has(run) ? { kind: "op", text: run } : { kind: "break" });
+      i = Math.max(end, i + 1);
+      continue;
+    }
+    out.push({ kind: "([{".includes(ch) ? "open" : ")]}".includes(ch) ? "close" : "break" });
     i++;
+  }
+  return out;
+}
+
+/** The tokens a match must show: words and operators an ellipsis may skip become breaks. */
+function tokens(pat: string, lang: LangInfo): Token[] {
+  const out: Token[] = [];
+  let depth = 0;
+  let skipBelow: number | null = null; // skipping after an ellipsis opened at this depth
+  for (const t of scan(pat, lang)) {
+    if (t.kind === "ellipsis") skipBelow = Math.min(skipBelow ?? depth, depth);
+    else if (t.kind === "named") skipBelow = null;
+    else if (t.kind === "open") depth++;
+    else if (t.kind === "close" && --depth < (skipBelow ?? -1)) skipBelow = null;
+    if (t.kind === "word" || t.kind === "op" || t.kind === "dot") out.push(skipBelow !== null && t.kind !== "dot" ? { kind: "break" } : t);
+    else out.push({ kind: "break" });
   }
   return out;
 }
@@ -165,6 +212,7 @@ export function patternRequirement(pat: string, lang: LangInfo): PatternRequirem
       if (lastWasDot || run.length === 0) flush();
       lastWasDot = run.length > 0;
     } else {
+      if (t.kind === "op") words.add(t.text);
       flush();
       lastWasDot = false;
     }
