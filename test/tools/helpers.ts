@@ -7,6 +7,7 @@ import type { AgentToolResult, FileChange, PendingAction, Tool, ToolExecContext 
 import { joinText } from "../../src/domain/types.js";
 import type { FileScope, ToolHost } from "../../src/tools/host.js";
 import type { AstTuning } from "../../src/tools/ast/pool.js";
+import type { WorkerSettings } from "../../src/tools/jscodeshift/workers.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { nodeProcess } from "../../src/process-host.js";
@@ -19,7 +20,11 @@ export interface TestHost {
   call(name: string, params: unknown): Promise<{ text: string; details: any; result: AgentToolResult }>;
 }
 
-export function makeHost(root: string, scope: FileScope = {}, options: { maxFileBytes?: number; ast?: AstTuning } = {}): TestHost {
+export function makeHost(
+  root: string,
+  scope: FileScope = {},
+  options: { maxFileBytes?: number; ast?: AstTuning; jscodeshift?: WorkerSettings } = {},
+): TestHost {
   const actions: PendingAction[] = [];
   const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) });
   const host: ToolHost = {
@@ -30,6 +35,7 @@ export function makeHost(root: string, scope: FileScope = {}, options: { maxFile
     scope,
     logger: silentLogger,
     ...(options.ast ? { ast: options.ast } : {}),
+    ...(options.jscodeshift ? { jscodeshift: options.jscodeshift } : {}),
   };
   const tools = builtinTools(host);
   const ctx: ToolExecContext = { cwd: root, stepId: "s", isIdle: () => true, hasQueuedMessages: () => false, abort: () => {} };

@@ -281,7 +281,24 @@ describe("jscodeshift tool", () => {
       "src/a.js": "x;\n",
       "recipe.yaml": "version: 1\nsteps:\n  - tool: jscodeshift\n    with: { transform: ./probe.js, path: src }\n",
     });
-    const flags = async (env: Record<string, string>, args: string[] = []) => {
+    const machine = { cpus: availableParallelism(), totalMemory: totalmem(), freeMemory: freemem() };
+    const single = workerSettings(machine).execArgv.includes("--single-threaded") ? ["--single-threaded"] : [];
+    // The flags a worker runs with, for the settings the CLI derives from its own flags, NODE_OPTIONS
+    // and TOLLGATE_JSCODESHIFT_WORKERS: the tool in this process, its workers real processes.
+    const flagsFor = async (choices: Parameters<typeof workerSettings>[1]) => {
+      const t = makeHost(root, {}, { jscodeshift: workerSettings(machine, choices) });
+      const { details } = await t.call("jscodeshift", { transform: "./probe.js", path: "src" });
+      return JSON.parse(details.reports[0].message) as string[];
+    };
+    expect(await flagsFor({})).toEqual(["--max-semi-space-size=8", ...single]);
+    expect(await flagsFor({ execArgv: ["--max-semi-space-size=32"] })).toEqual(["--max-semi-space-size=32", ...single]);
+    expect(await flagsFor({ nodeOptions: "--max-semi-space-size=2" })).toEqual(single);
+    expect(await flagsFor({ execArgv: ["--no-single-threaded"] })).toEqual(["--no-single-threaded", "--max-semi-space-size=8"]);
+    // Two workers on one or two CPUs fill them; on more, the helper threads have CPUs to use.
+    expect(await flagsFor({ workers: "64" })).toEqual(["--max-semi-space-size=8", "--single-threaded"]);
+
+    // The CLI reads those choices from its process: its Node flags, NODE_OPTIONS, TOLLGATE_JSCODESHIFT_WORKERS.
+    const cliFlags = async (env: Record<string, string>, args: string[] = []) => {
       const r = await execa(process.execPath, [...args, path.join(REPO_ROOT, "bin/tollgate.js"), "run", "recipe.yaml", "--format", "json"], {
         cwd: root,
         env,
@@ -290,14 +307,8 @@ describe("jscodeshift tool", () => {
       expect(r.exitCode, r.stderr).toBe(0);
       return JSON.parse(JSON.parse(r.stdout).steps[0].details.reports[0].message) as string[];
     };
-    const machine = { cpus: availableParallelism(), totalMemory: totalmem(), freeMemory: freemem() };
-    const single = workerSettings(machine).execArgv.includes("--single-threaded") ? ["--single-threaded"] : [];
-    expect(await flags({})).toEqual(["--max-semi-space-size=8", ...single]);
-    expect(await flags({}, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32", ...single]);
-    expect(await flags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual(single);
-    expect(await flags({}, ["--no-single-threaded"])).toEqual(["--no-single-threaded", "--max-semi-space-size=8"]);
-    // Two workers on one or two CPUs fill them; on more, the helper threads have CPUs to use.
-    expect(await flags({ TOLLGATE_JSCODESHIFT_WORKERS: "64" })).toEqual(["--max-semi-space-size=8", "--single-threaded"]);
+    expect(await cliFlags({ TOLLGATE_JSCODESHIFT_WORKERS: "64" }, ["--max-semi-space-size=32"])).toEqual(["--max-semi-space-size=32", "--single-threaded"]);
+    expect(await cliFlags({ NODE_OPTIONS: "--max-semi-space-size=2" })).toEqual(single);
   });
 
   it("workers: one per CPU within the memory budget, fewer for few files; TOLLGATE_JSCODESHIFT_WORKERS taken as is", () => {
