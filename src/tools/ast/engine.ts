@@ -270,7 +270,7 @@ function* matching(
   if (active.length === 0) return { matches: [], issues: [] };
   const info = langById(lang);
   const { job } = compiled;
-  const options = { stringKinds: info.stringKinds, requirements: compiled.requirements(lang) ?? undefined };
+  const options = { stringKinds: info.stringKinds, requirements: compiled.requirements(lang) ?? undefined, source: text };
   const m: Matcher = { lang, job, compiled, active, info, options, onParsed };
   const w = yield* wholeWalk(m, text, wholeFinds);
   if (isClean(w)) return { matches: w.found.map((f) => f.match), issues: [] };

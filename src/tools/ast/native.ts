@@ -18,7 +18,7 @@
  */
 import { statSync } from "node:fs";
 import type { Napi } from "./langs.js";
-import type { Combined, SgNode } from "./traverse.js";
+import { spanOf, type Combined, type SgNode } from "./traverse.js";
 
 interface Pending {
   abs: string;
@@ -128,10 +128,10 @@ export class NativeFinder {
 /** Whether every node lies in `text` and every node but an ERROR or empty one spells the text there. */
 function sameText(nodes: readonly SgNode[], text: string): boolean {
   for (const node of nodes) {
-    const r = node.range();
-    if (r.end.index > text.length) return false;
-    if (r.start.index === r.end.index || node.kind() === "ERROR") continue;
-    if (node.text() !== text.slice(r.start.index, r.end.index)) return false;
+    const [start, end] = spanOf(node);
+    if (end > text.length) return false;
+    if (start === end || node.kind() === "ERROR") continue;
+    if (node.text() !== text.slice(start, end)) return false;
   }
   return true;
 }

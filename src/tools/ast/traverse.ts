@@ -82,8 +82,8 @@ function bracketsOf(error: SgNode, offset: number): [number, number] | null {
   const last = kids[kids.length - 1];
   if (!first || !last || kids.length < 2) return null;
   if (PAIRS[first.text()] === undefined || PAIRS[first.text()] !== last.text()) return null;
-  const r = parent.range();
-  return [r.start.index + offset, r.end.index + offset];
+  const [start, end] = spanOf(parent);
+  return [start + offset, end + offset];
 }
 
 /** An invented token: its offset and the [start, end) of the node holding it. */
@@ -92,6 +92,11 @@ type Missing = [at: number, start: number, end: number];
 export interface TraverseOptions {
   /** Kinds of string-like nodes whose inner lines a rewrite never re-indents. */
   stringKinds?: readonly string[] | undefined;
+  /**
+   * The text the walked root's offsets index once shifted by the walk's offset (the whole file's
+   * text): node texts are then read from it, not asked of napi.
+   */
+  source?: string | undefined;
   /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
   requirements?: ReadonlyArray<CompiledRequirement | null> | undefined;
 }
@@ -140,15 +145,26 @@ function captureNodes(node: SgNode, name: string, multi: boolean): SgNode[] {
   return node.getMultipleMatches(name);
 }
 
+/**
+ * A node's [start, end) in its root's text (UTF-16 offsets). napi's `replace` reports exactly
+ * `range()`'s offsets in one object, without the line and column objects `range()` builds.
+ */
+export function spanOf(node: SgNode): [number, number] {
+  const e = node.replace("");
+  return [e.startPos, e.endPos];
+}
+
 function rangeOf(nodes: readonly SgNode[], offset: number): [number, number] | null {
   if (nodes.length === 0) return null;
-  return [nodes[0]!.range().start.index + offset, nodes[nodes.length - 1]!.range().end.index + offset];
+  const start = spanOf(nodes[0]!)[0];
+  const end = nodes.length === 1 ? spanOf(nodes[0]!)[1] : spanOf(nodes[nodes.length - 1]!)[1];
+  return [start + offset, end + offset];
 }
 
 function sameRange(a: SgNode, b: SgNode): boolean {
-  const x = a.range();
-  const y = b.range();
-  return x.start.index === y.start.index && x.end.index === y.end.index;
+  const [xs, xe] = spanOf(a);
+  const [ys, ye] = spanOf(b);
+  return xs === ys && xe === ye;
 }
 
 /** Ranges of every capture an op declares (the text a rewrite copies verbatim). */
@@ -262,22 +278,21 @@ const EMPTY_KINDS = new Set(["raw_text"]);
 
 /** A zero-width leaf below the root: a token tree-sitter invented (MISSING). */
 function isMissing(node: SgNode): boolean {
-  return isMissingAt(node, String(node.kind()), node.range());
+  const [start, end] = spanOf(node);
+  return isMissingAt(node, String(node.kind()), start, end);
 }
 
-/** isMissing with the node's kind and range already read (each napi call costs). */
-function isMissingAt(node: SgNode, kind: string, r: Range): boolean {
-  return r.start.index === r.end.index && node.isLeaf() && !EMPTY_KINDS.has(kind) && node.parent() !== null;
+/** isMissing with the node's kind and span already read (each napi call costs). */
+function isMissingAt(node: SgNode, kind: string, start: number, end: number): boolean {
+  return start === end && node.isLeaf() && !EMPTY_KINDS.has(kind) && node.parent() !== null;
 }
-
-type Range = ReturnType<SgNode["range"]>;
 
 /** Records the ranges of an ERROR node's neighbouring siblings (see Walked.glued). */
 function addGlued(glued: Array<[number, number]>, error: SgNode, offset: number): void {
   for (const n of [error.prev(), error.next()]) {
     if (!n) continue;
-    const r = n.range();
-    if (r.end.index > r.start.index) glued.push([r.start.index + offset, r.end.index + offset]);
+    const [start, end] = spanOf(n);
+    if (end > start) glued.push([start + offset, end + offset]);
   }
 }
 
@@ -287,10 +302,13 @@ function addError(errorNodes: Map<string, SgNode[]>, key: string, node: SgNode):
   else errorNodes.set(key, [node]);
 }
 
-function missingOf(node: SgNode, offset: number): Missing {
-  const at = node.range().start.index + offset;
-  const p = node.parent()?.range();
-  return [at, p ? p.start.index + offset : at, p ? p.end.index + offset : at];
+/** An invented token at `start` (its root's offset) as a Missing in file offsets. */
+function missingOf(node: SgNode, start: number, offset: number): Missing {
+  const at = start + offset;
+  const parent = node.parent();
+  if (!parent) return [at, at, at];
+  const [ps, pe] = spanOf(parent);
+  return [at, ps + offset, pe + offset];
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
@@ -301,12 +319,12 @@ function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "e
   const glued: Array<[number, number]> = [];
   for (const n of nodes) {
     const kind = String(n.kind());
-    const r = n.range();
+    const [start, end] = spanOf(n);
     if (kind === "ERROR") {
-      errors.push([r.start.index + offset, r.end.index + offset]);
-      addError(errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, n);
+      errors.push([start + offset, end + offset]);
+      addError(errorNodes, `${start + offset}:${end + offset}`, n);
       addGlued(glued, n, offset);
-    } else if (isMissingAt(n, kind, r)) missing.push(missingOf(n, offset));
+    } else if (isMissingAt(n, kind, start, end)) missing.push(missingOf(n, start, offset));
   }
   return { errors, missing, errorNodes, glued };
 }
@@ -320,29 +338,41 @@ const SUBSTITUTIONS = new Set(["template_substitution", "interpolation"]);
  * a template inside a substitution is found on its own).
  */
 function literalText(literal: SgNode, offset: number): Array<[number, number]> {
-  const r = literal.range();
+  const [start, end] = spanOf(literal);
   const out: Array<[number, number]> = [];
-  let at = r.start.index;
+  let at = start;
   for (const child of literal.children()) {
     if (!SUBSTITUTIONS.has(String(child.kind()))) continue;
-    const cr = child.range();
-    out.push([at + offset, cr.start.index + offset]);
-    at = cr.end.index;
+    const [cs, ce] = spanOf(child);
+    out.push([at + offset, cs + offset]);
+    at = ce;
   }
-  out.push([at + offset, r.end.index + offset]);
+  out.push([at + offset, end + offset]);
   return out;
 }
 
-/** A found node as a match of op `index` (its captures read under `prefix`). */
-function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: number, options: TraverseOptions, prefix = ""): Found {
+/**
+ * A found node as a match of op `index` (its captures read under `prefix`); `span`: the node's
+ * span in its root, when already read.
+ */
+function foundOf(
+  node: SgNode,
+  ops: readonly EngineOp[],
+  index: number,
+  offset: number,
+  options: TraverseOptions,
+  prefix = "",
+  span: [number, number] = spanOf(node),
+): Found {
   const op = ops[index]!;
-  const r = node.range();
   const captures: Record<string, [number, number] | null> = {};
   let literals: Array<[number, number]> | undefined;
   for (const [name, multi] of Object.entries(op.captures)) {
     const nodes = captureNodes(node, prefix + name, multi);
     const range = rangeOf(nodes, offset);
     captures[name] = range;
+    // No line break in the capture's text: none in a literal of it.
+    if (range && options.source !== undefined && !hasLineBreak(options.source, range)) continue;
     if (range && options.stringKinds && options.stringKinds.length > 0) {
       for (const n of nodes) {
         if (!n.text().includes("\n")) continue;
@@ -356,7 +386,7 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
   }
   return {
     node,
-    match: { op: index, start: r.start.index + offset, end: r.end.index + offset, captures, ...(literals ? { literals } : {}) },
+    match: { op: index, start: span[0] + offset, end: span[1] + offset, captures, ...(literals ? { literals } : {}) },
     ...(prefix ? { prefix } : {}),
   };
 }
@@ -368,20 +398,26 @@ function foundOf(node: SgNode, ops: readonly EngineOp[], index: number, offset: 
  */
 function noteSyntax(
   node: SgNode,
+  [start, end]: [number, number],
   offset: number,
   into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Array<[number, number]> },
 ): "error" | "missing" | "node" {
   const kind = String(node.kind());
-  const r = node.range();
   if (kind === "ERROR") {
-    into.errors.push([r.start.index + offset, r.end.index + offset]);
-    addError(into.errorNodes, `${r.start.index + offset}:${r.end.index + offset}`, node);
+    into.errors.push([start + offset, end + offset]);
+    addError(into.errorNodes, `${start + offset}:${end + offset}`, node);
     addGlued(into.glued, node, offset);
     return "error";
   }
-  if (!isMissingAt(node, kind, r)) return "node";
-  into.missing.push(missingOf(node, offset));
+  if (!isMissingAt(node, kind, start, end)) return "node";
+  into.missing.push(missingOf(node, start, offset));
   return "missing";
+}
+
+/** Whether the text holds a line break in [start, end). */
+function hasLineBreak(text: string, [start, end]: [number, number]): boolean {
+  const nl = text.indexOf("\n", start);
+  return nl !== -1 && nl < end;
 }
 
 /**
@@ -398,7 +434,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     glued: [],
   };
   const { errors, missing, errorNodes, glued } = syntax;
-  const push = (node: SgNode, index: number, prefix = "") => found.push(foundOf(node, ops, index, offset, options, prefix));
+  const push = (node: SgNode, index: number, prefix = "", span?: [number, number]) => found.push(foundOf(node, ops, index, offset, options, prefix, span));
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
   const alsoMatches = (node: SgNode, k: number, text: () => string): boolean => {
@@ -406,9 +442,9 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     if (req && !meets(req, text())) return false;
     return node.matches(configs[k] as never);
   };
-  const note = (node: SgNode) => noteSyntax(node, offset, syntax);
   const visit = (node: SgNode) => {
-    const what = note(node);
+    const span = spanOf(node);
+    const what = noteSyntax(node, span, offset, syntax);
     if (what === "missing") return;
     // An ERROR node is asked like any other: a pattern whose parse keeps nothing but one
     // metavariable (`$A`, CSS's `91.6667$A`) matches it, as in the CLI, and no pattern text tells which do.
@@ -429,7 +465,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     // A rule with constraints or transforms matched by its rule alone: check it in full, and
     // take the node from its own match so its env has the transforms (`find` returns the
     // node itself first; a different node is a descendant, not this match).
-    if (plain[first]) push(node, active[first]!, prefixOf[first]);
+    if (plain[first]) push(node, active[first]!, prefixOf[first], span);
     else {
       const self = node.find(configs[first] as never);
       if (self && sameRange(self, node)) push(self, active[first]!);
@@ -437,7 +473,8 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
     if (configs.length === 1) return;
     let text: string | undefined;
-    const once = () => (text ??= node.text());
+    const source = options.source;
+    const once = () => (text ??= source !== undefined ? source.slice(span[0] + offset, span[1] + offset) : node.text());
     for (let k = first + 1; k < configs.length; k++) {
       if (first === -1 && k === 0) continue;
       if (!alsoMatches(node, k, once)) continue;
@@ -446,7 +483,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     }
   };
   const visitAsking = (node: SgNode) => {
-    const what = note(node);
+    const what = noteSyntax(node, spanOf(node), offset, syntax);
     if (what === "missing") return;
     const isError = what === "error";
     for (let k = 0; k < configs.length; k++) {
@@ -519,7 +556,7 @@ function flagErrors(
     const own = node
       .findAll({ rule: { regex: "^$" } })
       .filter(isMissing)
-      .map((n) => n.range().start.index + offset);
+      .map((n) => spanOf(n)[0] + offset);
     if (own.length === 0) continue;
     if (own.some((at) => !captures().some(([cs, ce]) => cs < at && at < ce))) match.bad = true;
   }
