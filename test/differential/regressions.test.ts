@@ -28,6 +28,12 @@ describe("generative differential findings", () => {
     expect(tg).toEqual(cli);
   });
 
+  it("a CSS hex colour starting with digits filters no file (the CLI's matcher compares no colour digits)", async () => {
+    const { cli, tg } = await both({ "h.css": ".a { color: #fff; }\n" }, "css", "Css", "$A: #129FEA;");
+    expect(cli).toEqual(['h.css:1:6-1:18 "color: #fff;"']);
+    expect(tg).toEqual(cli);
+  });
+
   it("a match in code that recovery glued to an error (here: into a template) is found or listed where it lies, never missed silently", async () => {
     // ajv's keyword.ts with one `)` deleted: napi's parse pairs the backticks otherwise and line 25 becomes template text.
     const text = `function f() {

@@ -83,6 +83,16 @@ function operatorRun(pat: string, i: number): [string, number] {
   return [pat.slice(i, j), j];
 }
 
+/**
+ * The end of the characters after a CSS `#`: the CLI's matcher does not compare a hex colour's
+ * digits (`$A: #129FEA;` matches `color: #fff;`), so none of them is a token, letters or digits first.
+ */
+function cssHashEnd(pat: string, i: number): number {
+  let j = i + 1;
+  while (j < pat.length && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
+  return j;
+}
+
 function scan(pat: string, lang: LangInfo): Scanned[] {
   const out: Scanned[] = [];
   let i = 0;
@@ -117,17 +127,16 @@ function scan(pat: string, lang: LangInfo): Scanned[] {
       i = j === -1 ? n : j;
       continue;
     }
+    if (lang.id === "Css" && ch === "#") {
+      out.push({ kind: "break" });
+      i = cssHashEnd(pat, i);
+      continue;
+    }
     if (/[A-Za-z_]/.test(ch)) {
       let j = i + 1;
       while (j < n && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
       // An identifier glued to `$` or a non-ASCII character is only partly known: keep the
       // ASCII part as a word but never as part of a run.
-      // CSS's matcher does not compare a hex colour's digits (`$A: #eaeded;` matches `color: #fff;`).
-      if (lang.id === "Css" && i > 0 && pat[i - 1] === "#") {
-        out.push({ kind: "break" });
-        i = j;
-        continue;
-      }
       const glued = (i > 0 && /[$\u0080-\uffff]/.test(pat[i - 1]!)) || (j < n && /[$\u0080-\uffff]/.test(pat[j]!));
       if (glued) out.push({ kind: "break" });
       out.push({ kind: "word", text: pat.slice(i, j), afterDigit: i > 0 && /[0-9]/.test(pat[i - 1]!) });
@@ -286,6 +295,11 @@ export function fixedTokens(pat: string, lang: LangInfo): { words: string[]; cha
     if (lang.comments === "hash" && ch === "#") {
       const j = pat.indexOf("\n", i);
       i = j === -1 ? n : j;
+      continue;
+    }
+    if (lang.id === "Css" && ch === "#") {
+      chars.add(ch);
+      i = cssHashEnd(pat, i);
       continue;
     }
     if (/[A-Za-z0-9_]/.test(ch)) {
