@@ -40,19 +40,25 @@ function launch() {
   v8.setFlagsFromString("--expose-gc");
   const wrapped = `(function (exports, require, module, __filename, __dirname, __tgImport) {${source}\n})`;
   const script = new vm.Script(wrapped, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
-  if (cacheFile && (!cachedData || script.cachedDataRejected)) process.once("exit", () => saveCache(script, cacheFile));
+  // A cache holds what its run compiled: one that stopped at a usage or input error (exit 2) or
+  // failed (3) would stand for the command's later runs without most of what they compile.
+  if (cacheFile && (!cachedData || script.cachedDataRejected)) process.once("exit", (code) => code <= 1 && saveCache(script, cacheFile));
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dir, (specifier) => import(specifier));
 }
 
-/** `<stamp>-<command>`: what V8's check does not cover (flags chosen per run) and which command ran. */
+/**
+ * `<stamp>-<command>`: what V8's check does not cover (flags chosen per run) and which command ran;
+ * `--help` has a file of its own (`run --help` compiles little of what a run does).
+ */
 function cacheKey(bundle) {
   const st = statSync(bundle);
   const flags = `${process.version} ${process.arch} ${st.size} ${st.mtimeMs} ${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   let h = 0x811c9dc5;
   for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193) >>> 0;
   const command = argv.find((a) => !a.startsWith("-")) ?? "";
-  return `${h.toString(16)}-${/^[a-z-]{1,20}$/.test(command) ? command : "other"}`;
+  const help = argv.includes("--help") || argv.includes("-h") ? "-help" : "";
+  return `${h.toString(16)}-${/^[a-z-]{1,20}$/.test(command) ? command : "other"}${help}`;
 }
 
 /** Writes the code V8 compiled in this run; at most 16 files kept (the oldest go). Never throws. */

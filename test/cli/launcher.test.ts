@@ -60,6 +60,16 @@ describe("the launcher's code cache", () => {
     expect((await cacheFiles()).filter((f) => f.endsWith("-tools.bin"))).toHaveLength(1);
   });
 
+  it("only a run that got through writes the command's cache; --help has a file of its own", async () => {
+    const { run, cacheFiles } = await install();
+    expect((await run(["run", "missing.yaml"])).code).toBe(2);
+    expect(await cacheFiles()).toEqual([]);
+    expect((await run(["run", "--help"])).code).toBe(0);
+    expect(await cacheFiles()).toEqual([expect.stringMatching(/-run-help\.bin$/)]);
+    expect((await run()).code).toBe(1);
+    expect((await cacheFiles()).filter((f) => f.endsWith("-run.bin"))).toHaveLength(1);
+  });
+
   it("a corrupt cache file is refused, the answer is the same, and the file is replaced", async () => {
     const { cacheDir, run, cacheFiles } = await install();
     const plain = await run(undefined, { TOLLGATE_CODE_CACHE: "0" });
