@@ -1,6 +1,6 @@
 /**
  * Patterns and rewrites made from real nodes: a node's text with sub-nodes replaced by `$A`,
- * `$B` (single nodes) or `$$$A` (a run of sibling nodes), kept only when napi matches the
+ * `$B` (single nodes), `$_` (a single node, not captured) or `$$$A` (a run of sibling nodes), kept only when napi matches the
  * pattern on its own source node; rewrites swap or duplicate metavariables, lift one out of
  * the match, or wrap the match one level deeper (multi-line captures get re-indented).
  */
@@ -112,7 +112,7 @@ const overlaps = (a: Hole, holes: Hole[]) => holes.some((h) => a.start < h.end &
 
 /** The pattern's fixed text (metavariables and whitespace removed) has something to match. */
 function hasFixedText(pattern: string): boolean {
-  return pattern.replace(/\$\$\$[A-Z]+|\$[A-Z]+/g, "").replace(/\s+/g, "").length >= 3;
+  return pattern.replace(/\$\$\$[A-Z]+|\$[A-Z_]+/g, "").replace(/\s+/g, "").length >= 3;
 }
 
 /** One pattern from node `n`, or undefined when the draw makes none. */
@@ -137,14 +137,16 @@ export function makePattern(r: Rand, src: Source, n: SgNode, wantMulti: boolean)
     const first = holes.length > 0 ? [...vars.values()].find((k) => !k.startsWith("list:")) : undefined;
     const alike = first === undefined ? [] : singlesOf.filter((k) => String(k.kind()) === first);
     const k = pick(r, alike.length > 1 && r() < 0.7 ? alike : singlesOf);
-    const name = wantMulti ? ["B", "C"][i]! : ["A", "B"][i]!;
+    // One in six is the anonymous `$_`, which matches a node and captures nothing.
+    const anonymous = r() < 1 / 6;
+    const name = anonymous ? "_" : wantMulti ? ["B", "C"][i]! : ["A", "B"][i]!;
     const hole = { start: k.range().start.index, end: k.range().end.index, name: `$${name}` };
     if (hole.start === start && hole.end === end) continue;
     if (overlaps(hole, holes)) continue;
     holes.push(hole);
-    vars.set(name, String(k.kind()));
+    if (!anonymous) vars.set(name, String(k.kind()));
   }
-  if (holes.length === 0) return undefined;
+  if (vars.size === 0) return undefined;
   const pattern = fill(src.text.slice(start, end), start, holes).trim();
   if (!hasFixedText(pattern)) return undefined;
   let ok: boolean;
@@ -200,6 +202,8 @@ export function makeRewrite(r: Rand, lang: string, g: Generated, kind: string, n
   } else if (how === "lift") {
     out = ref(pick(r, liftable));
   } else {
+    // A template naming `$_` is refused (it captures nothing): no wrap of such a pattern.
+    if (g.pattern.includes("$_")) return undefined;
     const statement = /statement|declaration|definition|item|rule_set|element/.test(kind);
     out = WRAP[lang]!(g.pattern.replace(/^/gm, "  "), statement);
   }

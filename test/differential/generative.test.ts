@@ -41,10 +41,11 @@ describe(`generative differential: tollgate vs the ast-grep CLI (seed ${BUDGET.s
       const run = await runLanguage(l, BUDGET, keep === "" ? await testdir() : fresh(path.join(keep, l.lang)));
       const multiLine = run.patterns.filter((g) => g.multiLine).length;
       const multi = run.patterns.filter((g) => g.multi).length;
+      const anonymous = run.patterns.filter((g) => g.pattern.includes("$_")).length;
       const explained = Object.fromEntries(run.verdict.explained);
       const unexplained = run.verdict.failures;
       console.log(
-        `${l.lang}: ${run.files} files (${run.filesWithErrors} with syntax errors), ${run.patterns.length} patterns (${multiLine} multi-line, ${multi} with $$$), ${run.rewrites.length} rewrites ` +
+        `${l.lang}: ${run.files} files (${run.filesWithErrors} with syntax errors), ${run.patterns.length} patterns (${multiLine} multi-line, ${multi} with $$$, ${anonymous} with $_), ${run.rewrites.length} rewrites ` +
           `(${run.rewrites.map((c) => c.how).join(" ")}), matches CLI ${run.matchesCli} / tollgate ${run.matchesTollgate}, explained ${JSON.stringify(explained)}, ` +
           `unexplained ${unexplained.length}`,
       );
