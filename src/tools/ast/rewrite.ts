@@ -165,13 +165,31 @@ function markerFor(text: string, templates: readonly string[]): string {
   return "\u0000";
 }
 
-export function planRewrite(text: string, raw: readonly RawMatch[], templates: readonly string[]): PlanResult {
-  const parsed = templates.map((t) => parseTemplate(t));
-  const used = parsed.map((parts) => new Set(parts.flatMap((p) => (p.ref ? [p.ref.name] : []))));
-  const { roots, overlaps } = nestMatches(raw, used);
+/** A step's templates parsed once: their parts, the names each uses, each part's indentation. */
+export interface Templates {
+  texts: readonly string[];
+  parsed: readonly TemplatePart[][];
+  used: readonly Set<string>[];
+  /** A metavariable's indentation is that of its template line (the CLI's create_template). */
+  varIndents: readonly number[][];
+}
+
+export function prepareTemplates(texts: readonly string[]): Templates {
+  const parsed = texts.map((t) => parseTemplate(t));
+  return {
+    texts,
+    parsed,
+    used: parsed.map((parts) => new Set(parts.flatMap((p) => (p.ref ? [p.ref.name] : [])))),
+    varIndents: texts.map((t) => parseTemplateAt(t).map((p) => (p.ref ? cliIndentAt(t, p.at) : 0))),
+  };
+}
+
+export function planRewrite(text: string, raw: readonly RawMatch[], templates: readonly string[] | Templates): PlanResult {
+  const t = "texts" in templates ? templates : prepareTemplates(templates);
+  const { roots, overlaps } = nestMatches(raw, t.used);
   if (overlaps.length > 0) return { ok: false, overlaps };
   const planned: PlannedMatch[] = [];
-  const renderer = createRenderer(text, raw, templates, parsed, planned);
+  const renderer = createRenderer(text, raw, t, planned);
   const after = renderer.unmark(renderer.renderRange(0, text.length, roots));
   planned.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
   return { ok: true, after, matches: planned };
@@ -254,12 +272,10 @@ function literalSlicer(text: string, raw: readonly RawMatch[], templates: readon
 }
 
 /** Renders a tree of matches into the text, recording each match's replacement in `planned`. */
-function createRenderer(text: string, raw: readonly RawMatch[], templates: readonly string[], parsed: readonly TemplatePart[][], planned: PlannedMatch[]) {
+function createRenderer(text: string, raw: readonly RawMatch[], templates: Templates, planned: PlannedMatch[]) {
   const eol = eolOf(text);
-  const { mark, unmark, slice } = literalSlicer(text, raw, templates);
-  // Each template with its line breaks in the file's line ending, split into parts; a
-  // metavariable's indentation is that of its template line (the CLI's create_template).
-  const varIndents = templates.map((t) => parseTemplateAt(t).map((p) => (p.ref ? cliIndentAt(t, p.at) : 0)));
+  const { mark, unmark, slice } = literalSlicer(text, raw, templates.texts);
+  const { parsed, varIndents } = templates;
 
   const renderRange = (start: number, end: number, children: readonly Node[]): string => {
     let out = "";
