@@ -87,7 +87,7 @@ function detach<T>(value: T): T {
 function makeRebase(plan: FilePlan, ops: EditOps, prefilter: Record<string, PrefilterSpec>): (current: string) => string | undefined {
   const expected = pairsOf(plan.matches);
   const { lang, keep } = plan;
-  const { pats, outs, captures, allCaptures, sel } = ops;
+  const { pats, templates, captures, allCaptures, sel } = ops;
   return (current) => {
     try {
       const napi = napiSync();
@@ -98,7 +98,7 @@ function makeRebase(plan: FilePlan, ops: EditOps, prefilter: Record<string, Pref
       });
       const matches = goodMatches(found.matches);
       const kept = keep === undefined ? matches : truncateMatches(matches, keep);
-      const result = planRewrite(current, kept, outs);
+      const result = planRewrite(current, kept, templates);
       if (!result.ok) return undefined;
       return pairsOf(result.matches) === expected ? result.after : undefined;
     } catch {

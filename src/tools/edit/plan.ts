@@ -7,7 +7,17 @@ import { ToolError } from "../../errors.js";
 import type { TextEdit } from "../../domain/types.js";
 import { editBetween } from "../../workspace/change.js";
 import { patternCaptures } from "../ast/pattern.js";
-import { LineIndex, planRewrite, templateNames, truncateMatches, type Overlap, type PlannedMatch, type RawMatch } from "../ast/rewrite.js";
+import {
+  LineIndex,
+  planRewrite,
+  prepareTemplates,
+  templateNames,
+  truncateMatches,
+  type Overlap,
+  type PlannedMatch,
+  type RawMatch,
+  type Templates,
+} from "../ast/rewrite.js";
 import { cut, groupByDir } from "../ast/search.js";
 import { plural } from "../../util/plural.js";
 
@@ -21,6 +31,8 @@ export interface EditOp {
 export interface EditOps {
   pats: string[];
   outs: string[];
+  /** The `out` templates parsed once for every file. */
+  templates: Templates;
   /** Per op: the metavariables its `out` uses → whether each is a multi capture. */
   captures: Array<Record<string, boolean>>;
   /** Per op: every metavariable its pattern captures → multi. */
@@ -60,6 +72,7 @@ export function editOps(params: { ops: readonly EditOp[]; sel?: string | undefin
   return {
     pats: list.map((op) => op.pat),
     outs: list.map((op) => op.out),
+    templates: prepareTemplates(list.map((op) => op.out)),
     captures: list.map((op, i) => Object.fromEntries(templateNames(op.out).map((name) => [name, caps[i]!.get(name) ?? false]))),
     allCaptures: caps.map((c) => Object.fromEntries(c)),
     sel: params.sel !== undefined && params.sel.trim() !== "" ? params.sel.trim() : undefined,
@@ -98,10 +111,10 @@ export function planFile(
   file: { rel: string; lang: string; text: string; sha256: string },
   good: readonly RawMatch[],
   keep: number | undefined,
-  ops: Pick<EditOps, "pats" | "outs">,
+  ops: Pick<EditOps, "pats" | "templates">,
 ): FilePlanning {
   const raw = keep === undefined ? good : truncateMatches(good, keep);
-  const planned = planRewrite(file.text, raw, ops.outs);
+  const planned = planRewrite(file.text, raw, ops.templates);
   if (!planned.ok) return { kind: "overlaps", lines: overlapLines(file.rel, file.text, planned.overlaps, ops.pats) };
   if (planned.after === file.text) return { kind: "unchanged" };
   return {
