@@ -5,6 +5,7 @@ export type { Approvals, ApprovalAnswer, Approver, PlanGate, PreparedRun, RunCon
 export type { StagedAction } from "./domain/types.js";
 export type { Report, OutcomeRecord, StepRecord, Outcome } from "./report/types.js";
 export type { Logger } from "./logger.js";
+export type { ProcessHost } from "./process-host.js";
 export { TollgateError, InputError, RunError } from "./errors.js";
 export { defineTool } from "./custom/define.js";
 export type {

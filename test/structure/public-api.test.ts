@@ -26,6 +26,7 @@ const TYPES = [
   "OutcomeRecord",
   "PlanGate",
   "PreparedRun",
+  "ProcessHost",
   "Report",
   "RunControls",
   "RunEvent",
