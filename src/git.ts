@@ -37,10 +37,13 @@ export function runGit(root: string, args: string[], timeout = 0, encoding?: "bu
 /** HEAD and whether tracked files differ from it; nulls outside a work tree. */
 export async function gitState(root: string, env: Env): Promise<{ head: string | null; dirty: boolean | null }> {
   if (!insideGitWorkTree(root, env)) return { head: null, dirty: null };
-  const head = await runGit(root, ["rev-parse", "HEAD"], 5000);
-  if (head === null) return { head: null, dirty: null };
-  const status = await runGit(root, ["status", "--porcelain", "--untracked-files=no"], 10000);
-  return { head: head.trim(), dirty: status === null ? null : status.trim().length > 0 };
+  // One git process for both (a pre-commit hook pays for every spawn): porcelain v2's header
+  // names the commit, and every other line is a changed tracked path.
+  const status = await runGit(root, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"], 10000);
+  const lines = status === null ? [] : status.split("\n").filter((l) => l !== "");
+  const oid = lines.find((l) => l.startsWith("# branch.oid "))?.slice("# branch.oid ".length);
+  if (oid === undefined || !/^[0-9a-f]{40,64}$/.test(oid)) return { head: null, dirty: null };
+  return { head: oid, dirty: lines.some((l) => !l.startsWith("#")) };
 }
 
 /** The work tree's top-level directory (for repository-relative paths), or null outside one. */
