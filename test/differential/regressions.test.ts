@@ -12,11 +12,13 @@ import { scanPatterns } from "./cli.js";
 const keys = (ms: Array<{ file: string; line: number; col: number; endLine: number; endCol: number; text: string }>) =>
   ms.map((m) => `${m.file}:${rangeKey(m)} ${JSON.stringify(m.text)}`).sort();
 
-async function both(files: Record<string, string>, lang: string, cliLang: string, pat: string) {
+/** The CLI's matches of `pat`, and tollgate's in one call with `pat` and the `others` (their matches left out). */
+async function both(files: Record<string, string>, lang: string, cliLang: string, pat: string, others: string[] = []) {
   const dir = await testdir(files);
   const cli = keys(scanPatterns(dir, cliLang, [pat]));
-  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat], lang, limit: 1_000_000 });
-  const tg = keys((details.matches as Array<{ path: string } & Parameters<typeof keys>[0][number]>).map((m) => ({ ...m, file: m.path })));
+  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat, ...others], lang, limit: 1_000_000 });
+  const mine = (details.matches as Array<{ path: string; pattern: string } & Parameters<typeof keys>[0][number]>).filter((m) => m.pattern === pat);
+  const tg = keys(mine.map((m) => ({ ...m, file: m.path })));
   return { cli, tg, details };
 }
 
@@ -69,10 +71,13 @@ describe("generative differential findings", () => {
   }
 }
 `;
-    const { cli, tg, details } = await both({ "a.tsx": text }, "tsx", "Tsx", "$B === $$$A");
-    const lost = 'a.tsx:25:58-25:78 "def.schema === false"';
-    expect(cli).toContain(lost);
-    const listed = issuePositions(details.parseErrors, "a.tsx").some(([line, col]) => line === 25 && col >= 58 && col <= 78);
-    expect(tg.includes(lost) || listed, JSON.stringify(details.parseErrors)).toBe(true);
+    // Alone, and beside a pattern that matches the template recovery made (it is a literal there, whatever matched it).
+    for (const others of [[], ["`$$$A`"]]) {
+      const { cli, tg, details } = await both({ "a.tsx": text }, "tsx", "Tsx", "$B === $$$A", others);
+      const lost = 'a.tsx:25:58-25:78 "def.schema === false"';
+      expect(cli).toContain(lost);
+      const listed = issuePositions(details.parseErrors, "a.tsx").some(([line, col]) => line === 25 && col >= 58 && col <= 78);
+      expect(tg.includes(lost) || listed, JSON.stringify(details.parseErrors)).toBe(true);
+    }
   });
 });

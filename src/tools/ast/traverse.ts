@@ -256,7 +256,7 @@ export function traverse(
     }
     const { errors, missing, errorNodes, glued } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
     flagErrors(found, errors, missing, errorNodes!, ops, offset);
-    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued!, found) };
+    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued, found) };
   }
   let nodes: SgNode[];
   try {
@@ -287,12 +287,18 @@ function isMissingAt(node: SgNode, kind: string, start: number, end: number): bo
   return start === end && node.isLeaf() && !EMPTY_KINDS.has(kind) && node.parent() !== null;
 }
 
+/** A neighbour of an ERROR node: its range, and whether it is a string-like literal. */
+type Glued = [start: number, end: number, literal: boolean];
+
+/** Kinds of string-like literals in every grammar (string, template_string, string_literal, …). */
+const LITERAL = /string|template/;
+
 /** Records the ranges of an ERROR node's neighbouring siblings (see Walked.glued). */
-function addGlued(glued: Array<[number, number]>, error: SgNode, offset: number): void {
+function addGlued(glued: Glued[], error: SgNode, offset: number): void {
   for (const n of [error.prev(), error.next()]) {
     if (!n) continue;
     const [start, end] = spanOf(n);
-    if (end > start) glued.push([start + offset, end + offset]);
+    if (end > start) glued.push([start + offset, end + offset, LITERAL.test(String(n.kind()))]);
   }
 }
 
@@ -312,11 +318,11 @@ function missingOf(node: SgNode, start: number, offset: number): Missing {
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
-function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes" | "glued"> {
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes"> & { glued: Glued[] } {
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
   const errorNodes = new Map<string, SgNode[]>();
-  const glued: Array<[number, number]> = [];
+  const glued: Glued[] = [];
   for (const n of nodes) {
     const kind = String(n.kind());
     const [start, end] = spanOf(n);
@@ -400,7 +406,7 @@ function noteSyntax(
   node: SgNode,
   [start, end]: [number, number],
   offset: number,
-  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Array<[number, number]> },
+  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Glued[] },
 ): "error" | "missing" | "node" {
   const kind = String(node.kind());
   if (kind === "ERROR") {
@@ -427,7 +433,7 @@ function hasLineBreak(text: string, [start, end]: [number, number]): boolean {
 export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): Walked {
   const { ops, active, configs, plain, token, idOf, prefixOf } = c;
   const found: Found[] = [];
-  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Array<[number, number]> } = {
+  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Glued[] } = {
     errors: [],
     missing: [],
     errorNodes: new Map(),
@@ -497,10 +503,15 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   return { found, errors, missing, errorNodes, glued: matchless(glued, found) };
 }
 
-/** The ranges that hold no found match. */
-function matchless(ranges: ReadonlyArray<[number, number]>, found: readonly Found[]): Array<[number, number]> {
+/**
+ * The neighbours that hold no found match, and every literal one: a literal beside an error may
+ * be code that recovery quoted (a stray backtick), whatever pattern matched it as a literal.
+ */
+function matchless(ranges: readonly Glued[], found: readonly Found[]): Array<[number, number]> {
   if (ranges.length === 0) return [];
-  return ranges.filter(([s, e]) => !found.some(({ match }) => s <= match.start && match.end <= e));
+  return ranges
+    .filter(([s, e, literal]) => literal || !found.some(({ match }) => s <= match.start && match.end <= e))
+    .map(([s, e]): [number, number] => [s, e]);
 }
 
 /**
