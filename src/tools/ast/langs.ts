@@ -108,12 +108,10 @@ export const LANGS: LangInfo[] = [
   },
 ];
 
-const BY_ALIAS = new Map<string, LangInfo>();
-for (const lang of LANGS) {
-  for (const alias of [...lang.aliases, lang.id.toLowerCase()]) BY_ALIAS.set(alias, lang);
-}
-const BY_EXT = new Map<string, LangInfo>();
-for (const lang of LANGS) for (const ext of lang.extensions) BY_EXT.set(ext, lang);
+const BY_ALIAS: ReadonlyMap<string, LangInfo> = new Map(
+  LANGS.flatMap((lang) => [...lang.aliases, lang.id.toLowerCase()].map((alias) => [alias, lang] as const)),
+);
+const BY_EXT: ReadonlyMap<string, LangInfo> = new Map(LANGS.flatMap((lang) => lang.extensions.map((ext) => [ext, lang] as const)));
 
 const SUPPORTED_ALIASES = [...new Set(LANGS.flatMap((l) => l.aliases))].sort();
 
@@ -134,22 +132,24 @@ export function langOfPath(rel: string): LangInfo | undefined {
   return BY_EXT.get(path.posix.extname(rel).toLowerCase());
 }
 
-let napiPromise: Promise<Napi> | undefined;
-let napiModule: Napi | undefined;
+/**
+ * napi's registration of dynamic languages is native state of the process (it is made exactly
+ * once per thread), so the fact that it was made is kept beside it, not by any one run.
+ */
 const registration = { done: false };
 
-/** Loads @ast-grep/napi once. */
+/**
+ * @ast-grep/napi, loaded on first use. require(), not import(): napi's entry is CommonJS, and
+ * importing it makes Node scan its source for export names first (cjs-module-lexer, ~10 ms of
+ * every run); Node's module cache keeps the one instance.
+ */
 export async function loadNapi(): Promise<Napi> {
-  // require(), not import(): napi's entry is CommonJS, and importing it makes Node scan its source
-  // for export names first (cjs-module-lexer, ~10 ms of every run).
-  napiPromise ??= Promise.resolve().then(() => (napiModule = createRequire(import.meta.url)("@ast-grep/napi") as Napi));
-  return napiPromise;
+  return napiSync();
 }
 
-/** The loaded module (after loadNapi), for synchronous use at apply time. */
+/** The module, for synchronous use (apply time). */
 export function napiSync(): Napi {
-  if (!napiModule) throw new Error("internal: @ast-grep/napi not loaded");
-  return napiModule;
+  return createRequire(import.meta.url)("@ast-grep/napi") as Napi;
 }
 
 /** Registrations of the dynamic languages (libraryPath etc.), resolved from the lang packages. */
