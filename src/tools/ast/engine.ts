@@ -121,11 +121,20 @@ export class CompiledJob {
     return reqs;
   }
 
-  /** The ops a text can match: those whose prefilter requirement holds (all when there is none). */
+  /** The ops a part of a text can match: those whose prefilter requirement holds (all when there is none). */
   activeOps(text: string, lang: string): number[] {
     const reqs = this.requirements(lang);
     const all = this.job.ops.map((_, i) => i);
     return reqs === null ? all : all.filter((i) => meets(reqs[i]!, text));
+  }
+
+  /** The ops a whole file's text can match: activeOps less those whose file text it lacks. */
+  fileOps(text: string, lang: string): number[] {
+    const reqs = this.requirements(lang);
+    return this.activeOps(text, lang).filter((i) => {
+      const file = reqs?.[i]?.file;
+      return file === undefined || text.includes(file);
+    });
   }
 
   /** The combined rule of all of the job's ops. */
@@ -266,7 +275,7 @@ function* matching(
   wholeFinds = false,
   onParsed: (bytes: number) => void = ignoreBytes,
 ): Generator<Request, MatchResult, Reply> {
-  const active = compiled.activeOps(text, lang);
+  const active = compiled.fileOps(text, lang);
   if (active.length === 0) return { matches: [], issues: [] };
   const info = langById(lang);
   const { job } = compiled;

@@ -189,10 +189,13 @@ export function ensureLanguages(napi: Napi, ids: readonly string[], state: { don
   state.done = true;
 }
 
+/** The expando characters of napi's built-in languages other than `$` (ast-grep's language crate). */
+const BUILTIN_EXPANDO: Readonly<Record<string, string>> = { Css: "_", Html: "z" };
+
 /** The expando character napi substitutes for `$` in patterns of a language (µ for some). */
 export function expandoChar(id: string): string {
   const lang = langById(id);
-  if (!lang.dynamicPackage) return "$";
+  if (!lang.dynamicPackage) return BUILTIN_EXPANDO[lang.id] ?? "$";
   try {
     const require = createRequire(import.meta.url);
     return (require(lang.dynamicPackage) as { expandoChar?: string }).expandoChar ?? "$";

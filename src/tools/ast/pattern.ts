@@ -42,6 +42,11 @@ export interface PatternRequirement {
   words: string[];
   /** Regex sources (flags: none) for runs like `Effect.map` with trivia allowed in between. */
   runs: string[];
+  /**
+   * Text the whole file must contain, not asked of a part of it: the CLI's `run` check on the
+   * pattern's fixed string (fixed-string.ts).
+   */
+  file?: string;
 }
 
 /** A prefilter: a file is a candidate when some pattern's requirements all hold; null = no filter. */
@@ -247,7 +252,10 @@ export function buildPrefilter(pats: readonly string[], lang: LangInfo, contextu
 /** Compiled form of a prefilter, for a latin1 view of file bytes. */
 export function compilePrefilter(spec: PrefilterSpec): ((latin1: string) => boolean) | null {
   if (spec === null) return null;
-  const compiled = spec.map((r) => ({ words: r.words, runs: r.runs.map((s) => new RegExp(s)) }));
+  const compiled = spec.map((r) => ({
+    words: r.file ? [...r.words, Buffer.from(r.file).toString("latin1")] : r.words,
+    runs: r.runs.map((s) => new RegExp(s)),
+  }));
   return (text) => compiled.some((r) => r.words.every((w) => text.includes(w)) && r.runs.every((re) => re.test(text)));
 }
 
@@ -257,7 +265,10 @@ export function compilePrefilter(spec: PrefilterSpec): ((latin1: string) => bool
  */
 export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => boolean) | null {
   if (spec === null) return null;
-  const compiled = spec.map((r) => ({ words: r.words.map((w) => Buffer.from(w, "latin1")), runs: r.runs.map((s) => new RegExp(s)) }));
+  const compiled = spec.map((r) => ({
+    words: [...r.words.map((w) => Buffer.from(w, "latin1")), ...(r.file ? [Buffer.from(r.file)] : [])],
+    runs: r.runs.map((s) => new RegExp(s)),
+  }));
   return (bytes) =>
     compiled.some((r) => {
       if (!r.words.every((w) => bytes.includes(w))) return false;

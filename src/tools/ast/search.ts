@@ -11,6 +11,7 @@ import type { EngineFile, EngineJob, FileResult, ParseIssue, SkipReason } from "
 import { matcherOf } from "./engine.js";
 import { ensureLanguages, expandoChar, langById, langOfPath, loadNapi, resolveLang, type LangInfo, type Napi } from "./langs.js";
 import { buildPrefilter, patternCaptures, type PrefilterSpec } from "./pattern.js";
+import { fixedString } from "./fixed-string.js";
 import { streamFiles, type AstTuning, type PoolOptions } from "./pool.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
 import { messageOf } from "../../util/thrown.js";
@@ -121,6 +122,17 @@ export function validatePattern(napi: Napi, lang: string, pat: string, sel: stri
   return `Pattern ${JSON.stringify(pat)} (${name}${where ? `, ${where}` : ""}) contains an ERROR node and may cause unexpected results (the ast-grep CLI's warning)`;
 }
 
+/**
+ * The prefilter with each pattern's fixed string as the text its files must hold (the CLI's
+ * `run` check; a contextual pattern's is its selected node's, left out here).
+ */
+function withFixedStrings(napi: Napi, lang: string, pats: readonly string[], spec: PrefilterSpec, contextual: boolean): PrefilterSpec {
+  if (contextual) return spec;
+  const files = pats.map((pat) => fixedString(napi, lang, pat));
+  if (spec === null && files.every((f) => f === "")) return null;
+  return (spec ?? pats.map(() => ({ words: [], runs: [] }))).map((req, i) => (files[i] === "" ? req : { ...req, file: files[i]! }));
+}
+
 export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const explicitLang: LangInfo | undefined = input.lang !== undefined && input.lang.trim() !== "" ? resolveLang(input.lang) : undefined;
   const discovery = await discoverFiles({
@@ -139,7 +151,8 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
   const { langs, patternIssues, warnings } = checkPatterns(input, napi, langOf, initial, explicitLang);
 
   const prefilter: Record<string, PrefilterSpec> = {};
-  for (const lang of langs) prefilter[lang] = buildPrefilter(input.pats, langById(lang), Boolean(input.sel));
+  for (const lang of langs)
+    prefilter[lang] = withFixedStrings(napi, lang, input.pats, buildPrefilter(input.pats, langById(lang), Boolean(input.sel)), Boolean(input.sel));
   const job: EngineJob = {
     ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {}, all: input.allCaptures?.[i] ?? input.captures[i] ?? {} })),
     ...(input.sel ? { sel: input.sel } : {}),

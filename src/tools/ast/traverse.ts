@@ -105,10 +105,12 @@ export interface TraverseOptions {
 export interface CompiledRequirement {
   words: readonly string[];
   runs: readonly RegExp[];
+  /** PatternRequirement.file: asked of whole files only. */
+  file?: string | undefined;
 }
 
 export function compileRequirement(req: PatternRequirement): CompiledRequirement {
-  return { words: req.words, runs: req.runs.map((source) => new RegExp(source)) };
+  return { words: req.words, runs: req.runs.map((source) => new RegExp(source)), file: req.file };
 }
 
 /** Whether `text` holds every word and run of the requirement. */
