@@ -1,8 +1,7 @@
 /**
  * The oracle's side: the @ast-grep/cli dev dependency run on the temp copies. Matching runs
- * many patterns in one `scan --inline-rules` call (one rule per pattern); rewrites run
- * `run -p -r -U` on a copy, and `run --json` gives the matches with their captures and
- * replacements. Offsets are converted from the CLI's UTF-8 bytes to string indices.
+ * `run -p` once per pattern; rewrites run `run -p -r -U` on a copy, and `run --json` gives the
+ * matches with their captures and replacements. Offsets are converted from the CLI's UTF-8 bytes to string indices.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -104,48 +103,14 @@ function parseStream(out: string, dir: string): CliMatch[] {
 }
 
 /**
- * Every pattern's matches in `dir` (rule id `p<index>`), in batches that fit one argument. A
- * batch `scan` refuses is split; a single pattern that `scan` refuses as a rule (one without
- * kinds to match, such as `$A.$$$B`) runs through `run -p`, which takes it, as tollgate does.
+ * Every pattern's matches in `dir` (rule id `p<index>`), each from its own `run -p` call: what
+ * `ast_grep` claims to equal, including `run`'s skipping of files that lack the pattern's fixed
+ * string (which `scan` does not do).
  */
-export function scanPatterns(dir: string, cliLang: string, patterns: readonly string[]): CliMatch[] {
-  const docs = patterns.map((p, i) => JSON.stringify({ id: `p${i}`, language: cliLang, severity: "hint", rule: { pattern: p } }));
-  const out: CliMatch[] = [];
-  const scan = (ids: number[]) => {
-    if (ids.length === 0) return;
-    const r = spawnSync(SG, ["scan", "--inline-rules", ids.map((i) => docs[i]).join("\n---\n"), "--json=stream", "."], {
-      cwd: dir,
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
-    });
-    if (r.status === 0 || r.status === 1) {
-      out.push(...parseStream(r.stdout, dir));
-      return;
-    }
-    if (ids.length === 1) {
-      const id = ids[0]!;
-      out.push(
-        ...parseStream(sg(["run", `--pattern=${patterns[id]!}`, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${id}` })),
-      );
-      return;
-    }
-    const half = Math.ceil(ids.length / 2);
-    scan(ids.slice(0, half));
-    scan(ids.slice(half));
-  };
-  let batch: number[] = [];
-  let size = 0;
-  docs.forEach((d, i) => {
-    if (size + d.length > 100_000) {
-      scan(batch);
-      batch = [];
-      size = 0;
-    }
-    batch.push(i);
-    size += d.length + 5;
-  });
-  scan(batch);
-  return out;
+export function runPatterns(dir: string, cliLang: string, patterns: readonly string[]): CliMatch[] {
+  return patterns.flatMap((p, i) =>
+    parseStream(sg(["run", `--pattern=${p}`, "-l", cliLang, "--json=stream", "."], dir), dir).map((m) => ({ ...m, ruleId: `p${i}` })),
+  );
 }
 
 /** The ERROR nodes of the CLI's own parse of every file in `dir`: file → [start, end) string indices. */
@@ -193,4 +158,40 @@ export function cliPatternTree(cliLang: string, pattern: string): { root: string
     errors.push(text.replace(/\s+/g, ""));
   });
   return { root: at === -1 ? "" : (tree[0]?.trim().split(" ")[0] ?? ""), errors };
+}
+
+/**
+ * The CLI's findings of rule documents (each with its `id`) over `dir`, from `scan --inline-rules`
+ * in batches that fit one argument, and the ids of the rules the CLI refuses (a batch it refuses
+ * is split until the refused rules stand alone), with the CLI's reasons.
+ */
+export function scanRules(dir: string, docs: ReadonlyArray<{ id: string; yaml: string }>): { matches: CliMatch[]; refused: Map<string, string> } {
+  const matches: CliMatch[] = [];
+  const refused = new Map<string, string>();
+  const scan = (batch: ReadonlyArray<{ id: string; yaml: string }>) => {
+    if (batch.length === 0) return;
+    const args = ["scan", "--inline-rules", batch.map((d) => d.yaml).join("\n---\n"), "--json=stream", "."];
+    const r = spawnSync(SG, args, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
+    if (r.error) throw r.error;
+    if (r.status === 0 || r.status === 1) matches.push(...parseStream(r.stdout, dir));
+    else if (batch.length === 1) refused.set(batch[0]!.id, r.stderr.trim());
+    else {
+      const half = Math.ceil(batch.length / 2);
+      scan(batch.slice(0, half));
+      scan(batch.slice(half));
+    }
+  };
+  let batch: Array<{ id: string; yaml: string }> = [];
+  let size = 0;
+  for (const d of docs) {
+    if (size + d.yaml.length > 100_000) {
+      scan(batch);
+      batch = [];
+      size = 0;
+    }
+    batch.push(d);
+    size += d.yaml.length + 5;
+  }
+  scan(batch);
+  return { matches, refused };
 }

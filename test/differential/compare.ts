@@ -78,9 +78,11 @@ export interface MatchCase {
   how: string;
 }
 
-/** Whether an ERROR node of the CLI's parse lies inside the CLI's match (and is not the match itself). */
-const holdsError = (m: CliMatch, errors: ReadonlyArray<[number, number]> | undefined) =>
-  (errors ?? []).some(([s, e]) => m.start <= s && e <= m.end && (s !== m.start || e !== m.end));
+/** Whether an ERROR node of the CLI's parse lies inside the CLI's match (and is not the match itself), or ends where the match begins. */
+const onError = (m: CliMatch, errors: ReadonlyArray<[number, number]> | undefined, text: string) =>
+  (errors ?? []).some(
+    ([s, e]) => (m.start <= s && e <= m.end && (s !== m.start || e !== m.end)) || (s < m.start && e <= m.start && text.slice(e, m.start).trim() === ""),
+  );
 
 /** Compares one pattern's matches over all files of its language. */
 export function compareMatches(c: MatchCase, v: Verdict): void {
@@ -106,7 +108,7 @@ export function compareMatches(c: MatchCase, v: Verdict): void {
     for (const m of cli) {
       if (tgKeys.has(matchKey(m, file))) continue;
       const o: Observed = c.grammarsAgree
-        ? { kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)), cliMatchHoldsError: holdsError(m, c.cliErrors.get(file)) }
+        ? { kind: "missing-match", fileHasErrors, listedIssue: issues.some((p) => within(p, m)), cliMatchOnError: onError(m, c.cliErrors.get(file), text) }
         : { kind: "grammars", agree: false };
       v.judge(o, () => `${head()}: the CLI's match ${matchKey(m, file)} is missing${answers()}`);
     }

@@ -56,16 +56,16 @@ const EXAMPLES: Record<string, { explained: Observed[]; unexplained: Observed[] 
   "syntax-errors": {
     explained: [
       { kind: "extra-match", fileHasErrors: true, textAtRange: true },
-      { kind: "missing-match", fileHasErrors: true, listedIssue: true, cliMatchHoldsError: false },
-      { kind: "missing-match", fileHasErrors: true, listedIssue: false, cliMatchHoldsError: true },
+      { kind: "missing-match", fileHasErrors: true, listedIssue: true, cliMatchOnError: false },
+      { kind: "missing-match", fileHasErrors: true, listedIssue: false, cliMatchOnError: true },
       line({ tollgate: "foo(a)", cli: "bar(a)", original: "foo(a)", skippedMatchLine: true }),
     ],
     unexplained: [
       { kind: "extra-match", fileHasErrors: false, textAtRange: true },
       { kind: "extra-match", fileHasErrors: true, textAtRange: false },
-      { kind: "missing-match", fileHasErrors: true, listedIssue: false, cliMatchHoldsError: false },
-      { kind: "missing-match", fileHasErrors: false, listedIssue: true, cliMatchHoldsError: false },
-      { kind: "missing-match", fileHasErrors: false, listedIssue: false, cliMatchHoldsError: true },
+      { kind: "missing-match", fileHasErrors: true, listedIssue: false, cliMatchOnError: false },
+      { kind: "missing-match", fileHasErrors: false, listedIssue: true, cliMatchOnError: false },
+      { kind: "missing-match", fileHasErrors: false, listedIssue: false, cliMatchOnError: true },
       line({ tollgate: "baz(a)", cli: "bar(a)", original: "foo(a)", skippedMatchLine: true }),
     ],
   },

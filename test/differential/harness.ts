@@ -9,7 +9,7 @@ import path from "node:path";
 import type { SgRoot } from "@ast-grep/napi";
 import { ensureLanguages, LANGS, loadNapi } from "../../src/tools/ast/langs.js";
 import { makeHost } from "../tools/helpers.js";
-import { cliErrors, rewriteFile, runPattern, scanPatterns, type CliMatch } from "./cli.js";
+import { cliErrors, rewriteFile, runPattern, runPatterns, type CliMatch } from "./cli.js";
 import { grammarsAgree } from "./grammar.js";
 import {
   compareLines,
@@ -200,7 +200,7 @@ export async function runLanguage(l: CorpusLang, budget: Budget, root: string): 
     limit: 10_000_000,
   });
   const tgPooled = pooled.details.matches as Array<TgMatch & { pattern: string }>;
-  const cliAll = scanPatterns(
+  const cliAll = runPatterns(
     matchDir,
     l.cli,
     patterns.map((g) => g.pattern),

@@ -6,17 +6,18 @@ import { describe, expect, it } from "vitest";
 import { testdir } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
 import { issuePositions, rangeKey } from "./compare.js";
-import { scanPatterns } from "./cli.js";
+import { runPatterns } from "./cli.js";
 
 /** `file:line:col-line:col text` of every match, sorted. */
 const keys = (ms: Array<{ file: string; line: number; col: number; endLine: number; endCol: number; text: string }>) =>
   ms.map((m) => `${m.file}:${rangeKey(m)} ${JSON.stringify(m.text)}`).sort();
 
 /** The CLI's matches of `pat`, and tollgate's in one call with `pat` and the `others` (their matches left out). */
-async function both(files: Record<string, string>, lang: string, cliLang: string, pat: string, others: string[] = []) {
+async function both(files: Record<string, string>, lang: string, cliLang: string, pat: string, others: string[] = [], threads?: number) {
   const dir = await testdir(files);
-  const cli = keys(scanPatterns(dir, cliLang, [pat]));
-  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat, ...others], lang, limit: 1_000_000 });
+  const cli = keys(runPatterns(dir, cliLang, [pat]));
+  const host = makeHost(dir, {}, threads === undefined ? {} : { ast: { threads } });
+  const { details } = await host.call("ast_grep", { pat: [pat, ...others], lang, limit: 1_000_000 });
   const mine = (details.matches as Array<{ path: string; pattern: string } & Parameters<typeof keys>[0][number]>).filter((m) => m.pattern === pat);
   const tg = keys(mine.map((m) => ({ ...m, file: m.path })));
   return { cli, tg, details };
@@ -78,6 +79,16 @@ describe("generative differential findings", () => {
       expect(cli).toContain(lost);
       const listed = issuePositions(details.parseErrors, "a.tsx").some(([line, col]) => line === 25 && col >= 58 && col <= 78);
       expect(tg.includes(lost) || listed, JSON.stringify(details.parseErrors)).toBe(true);
+    }
+  });
+
+  it("a file lacking a pattern's fixed string is not searched for it, also in the pool's threads and beside other patterns", async () => {
+    // `($$$A || $_)` matches any parenthesized expression; the CLI's `run` searches only files holding `||`.
+    const files = { "a.ts": "const d = (a - b);\nf((x > 0));\n", "b.ts": "const e = (a || b);\nconst g = (c - d);\n" };
+    for (const threads of [undefined, 2]) {
+      const { cli, tg } = await both(files, "ts", "TypeScript", "($$$A || $_)", ["f($A)"], threads);
+      expect(cli).toEqual(['b.ts:1:11-1:19 "(a || b)"', 'b.ts:2:11-2:18 "(c - d)"']);
+      expect(tg, `threads ${threads}`).toEqual(cli);
     }
   });
 });

@@ -116,6 +116,13 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       'utils:\n  lit: { regex: "^1$" }\nrule: { any: [ { kind: number }, { matches: lit } ] }',
       "Rule must specify a set of AST kinds to match. Try adding `kind` rule",
     ],
+    // a pattern that parses to an ERROR node (an incomplete statement), alone and in a util
+    ["no-kinds-error-root", 'rule: { pattern: "for ($A of $B" }', "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
+    [
+      "no-kinds-error-util",
+      'utils:\n  half: { pattern: ": $$$A | void" }\nrule: { any: [ { kind: number }, { matches: half } ] }',
+      "Rule must specify a set of AST kinds to match. Try adding `kind` rule",
+    ],
     // a util naming an id no util defines: unchecked by both, and no kinds in the CLI
     ["no-kinds-util", "utils:\n  a: { matches: zz }\nrule: { matches: a }", "Rule must specify a set of AST kinds to match. Try adding `kind` rule"],
     // utility ids holding characters reserved for parameterized utilities (ast-grep-essentials

@@ -16,8 +16,13 @@ export type Observed =
       fileHasErrors: boolean;
       /** tollgate lists a parse issue with a position inside the match's range. */
       listedIssue: boolean;
-      /** The CLI's own parse of the file has an ERROR node inside the match (not the match itself): the match rests on its error recovery. */
-      cliMatchHoldsError: boolean;
+      /**
+       * The match rests on the CLI's own error recovery: its parse of the file has an ERROR node
+       * inside the match (not the match itself), or one ending right where the match begins
+       * (only whitespace between), where recovery resumed and read the tokens after the error as
+       * whatever parses.
+       */
+      cliMatchOnError: boolean;
     }
   /**
    * tollgate's rewritten file differs from the CLI's one-pass rewrite, and equals the CLI's
@@ -132,13 +137,13 @@ export const DIFFERENCES: readonly Difference[] = [
     reason:
       "A match that rests on an ERROR node or an invented (MISSING) token outside its metavariables is skipped and listed under " +
       "`Parse issues:` with its position, where the CLI reports and rewrites it. A match the CLI finds that holds an ERROR node of " +
-      "its own parse is no node of the file as written, and where tollgate's parse recovers otherwise it is not found at all. On a file with syntax errors tollgate parses the " +
+      "its own parse, or begins right where one ends, is no node of the file as written, and where tollgate's parse recovers otherwise it is not found at all. On a file with syntax errors tollgate parses the " +
       "statements near an error on their own too, so it can find real matches that the CLI's parse loses to error recovery; " +
       "it never reports a match that is not text of the file. (napi hands tree-sitter the text as UTF-16, the CLI as UTF-8, " +
       "and tree-sitter prices an error by the bytes it skips, so the two can recover differently from the same error.)",
     explains: (o) =>
       (o.kind === "extra-match" && o.fileHasErrors && o.textAtRange) ||
-      (o.kind === "missing-match" && o.fileHasErrors && (o.listedIssue || o.cliMatchHoldsError)) ||
+      (o.kind === "missing-match" && o.fileHasErrors && (o.listedIssue || o.cliMatchOnError)) ||
       (o.kind === "line" && o.skippedMatchLine && o.original !== undefined && o.tollgate === o.original),
   },
 ];

@@ -313,7 +313,8 @@ function* wholeWalk(m: Matcher, text: string, wholeFinds: boolean): Generator<Re
     const nodes = (yield { whole: c }) as SgNode[] | null;
     if (nodes !== null) {
       if (nodes.length > 0) m.onParsed(text.length);
-      return collect(nodes, c, 0, m.options);
+      const keep = m.active.length < c.active.length ? new Set(m.active) : undefined;
+      return collect(nodes, c, 0, keep ? { ...m.options, keep } : m.options);
     }
   }
   const [root] = (yield [[0, text.length]]) as SgRoot[];

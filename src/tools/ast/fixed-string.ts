@@ -4,7 +4,8 @@
  * as empty). A match can lack it: after a `$$$` ellipsis ast-grep skips the pattern's unnamed
  * tokens, so `($$$A === $C)` matches `(typeof a !== "f")`, which the CLI reports only in files
  * holding `===` somewhere. ast_grep and ast_edit follow `run`; `scan` (and ast_scan) has no such
- * check.
+ * check. Its root also tells whether `scan` takes a pattern rule at all: one whose root is an
+ * ERROR node has no node kinds to match.
  */
 import { expandoChar, type Napi } from "./langs.js";
 
@@ -67,4 +68,13 @@ export function fixedString(napi: Napi, lang: string, pat: string): string {
     return "";
   }
   return longestLeaf(patternRoot(root), metaVarTest(expando));
+}
+
+/** Whether the CLI's root of a plain pattern in `lang` is an ERROR node (false when it does not parse at all: napi reports that). */
+export function patternRootIsError(napi: Napi, lang: string, pat: string): boolean {
+  try {
+    return patternRoot(napi.parse(lang, preprocessPattern(pat, expandoChar(lang))).root()).kind() === "ERROR";
+  } catch {
+    return false;
+  }
 }

@@ -99,6 +99,11 @@ export interface TraverseOptions {
   source?: string | undefined;
   /** Per op (by index), the text a match must contain (the prefilter's requirement), if known. */
   requirements?: ReadonlyArray<CompiledRequirement | null> | undefined;
+  /**
+   * The ops (by index) whose matches are kept, when the walked rule combines more ops than the
+   * text can match (a rule shared by every file of a job, some lacking an op's fixed string).
+   */
+  keep?: ReadonlySet<number> | undefined;
 }
 
 /** A prefilter requirement with its runs compiled (no `g` flag: `test` keeps no state). */
@@ -442,7 +447,10 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
     glued: [],
   };
   const { errors, missing, errorNodes, glued } = syntax;
-  const push = (node: SgNode, index: number, prefix = "", span?: [number, number]) => found.push(foundOf(node, ops, index, offset, options, prefix, span));
+  const keep = options.keep;
+  const push = (node: SgNode, index: number, prefix = "", span?: [number, number]) => {
+    if (!keep || keep.has(index)) found.push(foundOf(node, ops, index, offset, options, prefix, span));
+  };
   const reqs = options.requirements;
   /** Whether op k may also match a node already matched by an earlier op (cheap text test first). */
   const alsoMatches = (node: SgNode, k: number, text: () => string): boolean => {

@@ -9,24 +9,34 @@
  * - `all` (and a rule object's several keys, which are an `all`) has one when any part has;
  *   `any` only when every branch has; `matches` has its util's (none for an id a util names
  *   that no util defines).
- * A pattern whose root is an ERROR node has none in the CLI too; that needs the parsed pattern
- * and is left to napi.
+ * A pattern whose root (as the CLI takes it) is an ERROR node has none either: that needs the
+ * parsed pattern, which the caller may pass as `errorRoot`.
  */
 import type { RuleObject } from "./types.js";
 
 const LONE_METAVAR = /^\$(?:\$\$?)?[A-Z_][A-Z0-9_]*$/;
 
-function patternKnown(p: unknown): boolean {
-  if (typeof p === "string") return !LONE_METAVAR.test(p.trim());
+/** Whether a pattern's parse has an ERROR node for its root. */
+export type ErrorRoot = (pattern: string) => boolean;
+
+const sourceKnown = (src: string, errorRoot: ErrorRoot | undefined) => !LONE_METAVAR.test(src.trim()) && !errorRoot?.(src);
+
+function patternKnown(p: unknown, errorRoot: ErrorRoot | undefined): boolean {
+  if (typeof p === "string") return sourceKnown(p, errorRoot);
   if (!p || typeof p !== "object") return true;
   const o = p as { context?: unknown; selector?: unknown; strictness?: unknown };
   if (o.strictness === "template") return false;
   if (typeof o.selector === "string") return true;
-  return typeof o.context === "string" ? !LONE_METAVAR.test(o.context.trim()) : true;
+  return typeof o.context === "string" ? sourceKnown(o.context, errorRoot) : true;
 }
 
 /** Whether `rule` has a set of potential kinds (`utils`: the util rules `matches` can name). */
-export function hasPotentialKinds(rule: unknown, utils: Record<string, RuleObject> | undefined, seen: ReadonlySet<string> = new Set()): boolean {
+export function hasPotentialKinds(
+  rule: unknown,
+  utils: Record<string, RuleObject> | undefined,
+  errorRoot?: ErrorRoot,
+  seen: ReadonlySet<string> = new Set(),
+): boolean {
   if (!rule || typeof rule !== "object") return true;
   const r = rule as RuleObject;
   const parts: boolean[] = [];
@@ -36,18 +46,18 @@ export function hasPotentialKinds(rule: unknown, utils: Record<string, RuleObjec
         parts.push(true);
         break;
       case "pattern":
-        parts.push(patternKnown(value));
+        parts.push(patternKnown(value, errorRoot));
         break;
       case "nthChild": {
         const of = value && typeof value === "object" ? (value as { ofRule?: unknown }).ofRule : undefined;
-        parts.push(of !== undefined && hasPotentialKinds(of, utils, seen));
+        parts.push(of !== undefined && hasPotentialKinds(of, utils, errorRoot, seen));
         break;
       }
       case "all":
-        parts.push(Array.isArray(value) && value.some((sub) => hasPotentialKinds(sub, utils, seen)));
+        parts.push(Array.isArray(value) && value.some((sub) => hasPotentialKinds(sub, utils, errorRoot, seen)));
         break;
       case "any":
-        parts.push(Array.isArray(value) && value.every((sub) => hasPotentialKinds(sub, utils, seen)));
+        parts.push(Array.isArray(value) && value.every((sub) => hasPotentialKinds(sub, utils, errorRoot, seen)));
         break;
       case "matches": {
         const id = String(value);
@@ -56,7 +66,7 @@ export function hasPotentialKinds(rule: unknown, utils: Record<string, RuleObjec
         // and has no kinds in the CLI (the rule is then refused with MISSING_KINDS).
         const util = utils?.[id];
         if (util === undefined) parts.push(seen.size === 0);
-        else parts.push(seen.has(id) || hasPotentialKinds(util, utils, new Set([...seen, id])));
+        else parts.push(seen.has(id) || hasPotentialKinds(util, utils, errorRoot, new Set([...seen, id])));
         break;
       }
       default:

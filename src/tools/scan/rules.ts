@@ -10,6 +10,7 @@ import { isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Node } fr
 import { InputError, type Issue } from "../../errors.js";
 import { NotRegularFileError, readRegularFileSync } from "../../util/regular.js";
 import { yamlErrorText } from "../../util/yaml-error.js";
+import { patternRootIsError } from "../ast/fixed-string.js";
 import { LANGS, loadNapi, ensureLanguages, type LangInfo } from "../ast/langs.js";
 import {
   checkFix,
@@ -446,6 +447,9 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
     const r = raw.rule!;
     const before = issues.length;
     tryConfig(raw, napiConfigOf(r), raw.nodes.get("rule")?.value, `rule ${r.id}`);
+    if (issues.length === before && !hasPotentialKinds(r.rule, r.utils, (p) => patternRootIsError(napi, r.lang, p))) {
+      issue(raw.ctx, raw.nodes.get("rule")?.value ?? raw.root, MISSING_KINDS);
+    }
     for (const rw of r.rewriters ?? []) {
       tryConfig(
         raw,
