@@ -2,8 +2,10 @@
  * Findings of the generative differential sweeps, each reduced to a small input: tollgate's
  * matches are compared with the ast-grep CLI's on the same files (the CLI is the oracle).
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { testdir } from "../helpers/testdir.js";
+import { REPO_ROOT, testdir } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
 import { issuePositions, rangeKey } from "./compare.js";
 import { runPatterns } from "./cli.js";
@@ -89,6 +91,27 @@ describe("generative differential findings", () => {
       const { cli, tg } = await both(files, "ts", "TypeScript", "($$$A || $_)", ["f($A)"], threads);
       expect(cli).toEqual(['b.ts:1:11-1:19 "(a || b)"', 'b.ts:2:11-2:18 "(c - d)"']);
       expect(tg, `threads ${threads}`).toEqual(cli);
+    }
+  });
+
+  it("a match recovery glued beside an error is listed even where another pattern matched there (rxjs windowWhen with a `}` deleted)", async () => {
+    const source = readFileSync(path.join(REPO_ROOT, "node_modules/rxjs/src/internal/operators/windowWhen.ts"), "utf8");
+    const cut = "this.unsubscribeClosingNotification();\n  }\n\n  protected _complete";
+    expect(source).toContain(cut);
+    const text = source.replace(cut, "this.unsubscribeClosingNotification();\n  \n\n  protected _complete");
+    // napi's parse makes `if (this.closingNotification) {…}` a method named `if`; `$B.$$$A()` matches inside it.
+    for (const others of [[], ["$B.$$$A()"]]) {
+      const { details } = await both({ "a.tsx": text }, "tsx", "Tsx", "if ($_) $$$A", others);
+      const dir = await testdir({ "a.tsx": text });
+      const cli = runPatterns(dir, "Tsx", ["if ($_) $$$A"]);
+      expect(cli.length).toBeGreaterThanOrEqual(3);
+      const issues = issuePositions(details.parseErrors, "a.tsx");
+      const found = (details.matches as Array<{ pattern: string; line: number; col: number }>).filter((m) => m.pattern === "if ($_) $$$A");
+      for (const m of cli) {
+        const kept = found.some((f) => f.line === m.line && f.col === m.col);
+        const listed = issues.some(([line, col]) => line === m.line && col >= m.col);
+        expect(kept || listed, `${others.join(" ")}: ${m.line}:${m.col} ${JSON.stringify(details.parseErrors)}`).toBe(true);
+      }
     }
   });
 });

@@ -263,7 +263,7 @@ export function traverse(
     }
     const { errors, missing, errorNodes, glued } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
     flagErrors(found, errors, missing, errorNodes!, ops, offset);
-    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued, found) };
+    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued, found, active) };
   }
   let nodes: SgNode[];
   try {
@@ -510,18 +510,20 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   };
   for (const node of nodes) (asking ? visitAsking : visit)(node);
   flagErrors(found, errors, missing, errorNodes, ops, offset);
-  return { found, errors, missing, errorNodes, glued: matchless(glued, found) };
+  const searched = keep ? active.filter((i) => keep.has(i)) : active;
+  return { found, errors, missing, errorNodes, glued: matchless(glued, found, searched) };
 }
 
 /**
- * The neighbours that hold no found match, and every literal one: a literal beside an error may
- * be code that recovery quoted (a stray backtick), whatever pattern matched it as a literal.
+ * The neighbours where some op found no match, and every literal one: a neighbour holding a
+ * match of an op was parsed as that op's construct, which says nothing of another op's match
+ * that recovery may have lost there; a literal beside an error may be code that recovery quoted
+ * (a stray backtick), whatever pattern matched it as a literal.
  */
-function matchless(ranges: readonly Glued[], found: readonly Found[]): Array<[number, number]> {
+function matchless(ranges: readonly Glued[], found: readonly Found[], ops: readonly number[]): Array<[number, number]> {
   if (ranges.length === 0) return [];
-  return ranges
-    .filter(([s, e, literal]) => literal || !found.some(({ match }) => s <= match.start && match.end <= e))
-    .map(([s, e]): [number, number] => [s, e]);
+  const holds = (s: number, e: number, op: number) => found.some(({ match }) => match.op === op && s <= match.start && match.end <= e);
+  return ranges.filter(([s, e, literal]) => literal || ops.some((op) => !holds(s, e, op))).map(([s, e]): [number, number] => [s, e]);
 }
 
 /**
