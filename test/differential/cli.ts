@@ -173,7 +173,7 @@ export function scanRules(dir: string, docs: ReadonlyArray<{ id: string; yaml: s
     const args = ["scan", "--inline-rules", batch.map((d) => d.yaml).join("\n---\n"), "--json=stream", "."];
     const r = spawnSync(SG, args, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
     if (r.error) throw r.error;
-    if (r.status === 0 || r.status === 1) matches.push(...parseStream(r.stdout, dir));
+    if (r.status === 0 || r.status === 1) for (const m of parseStream(r.stdout, dir)) matches.push(m);
     else if (batch.length === 1) refused.set(batch[0]!.id, r.stderr.trim());
     else {
       const half = Math.ceil(batch.length / 2);
