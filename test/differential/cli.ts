@@ -195,3 +195,10 @@ export function scanRules(dir: string, docs: ReadonlyArray<{ id: string; yaml: s
   scan(batch);
   return { matches, refused };
 }
+
+/** The CLI run with `args` in `dir`: its exit status and output (exit statuses are the caller's to judge). */
+export function runCli(args: string[], dir: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(SG, args, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}

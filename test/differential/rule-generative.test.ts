@@ -8,17 +8,17 @@
  * Rust) are left out: there kinds and shapes may differ by design. `TOLLGATE_DIFF_RULES` and
  * `TOLLGATE_DIFF_SEED` set the number of rules per language and the seed.
  */
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { ensureLanguages, LANGS, loadNapi } from "../../src/tools/ast/langs.js";
-import { testdir } from "../helpers/testdir.js";
+import { testdir, tollgate } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
-import { scanRules, type CliMatch } from "./cli.js";
-import { rangeKey } from "./compare.js";
+import { runCli, scanRules, type CliMatch } from "./cli.js";
+import { compareLines, rangeKey, stringLineStarts, Verdict } from "./compare.js";
 import { corpus, usable, type CorpusLang } from "./corpus.js";
-import { rng, shuffle, type Source } from "./generate.js";
+import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type Source } from "./generate.js";
 import { makeRules } from "./rules.js";
 
 const env = (name: string, fallback: number) => {
@@ -28,6 +28,7 @@ const env = (name: string, fallback: number) => {
 const RULES = env("TOLLGATE_DIFF_RULES", 40);
 const SEED = env("TOLLGATE_DIFF_SEED", 20260);
 const FILES = 12;
+const FIX_RULES = env("TOLLGATE_DIFF_FIXES", 8);
 const SAME_GRAMMAR = new Set(["ts", "tsx", "js", "json", "css", "html", "python"]);
 const LANGUAGES = corpus().filter((l) => SAME_GRAMMAR.has(l.lang));
 const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
@@ -119,6 +120,110 @@ describe(`generative rule differential: ast_scan vs ast-grep scan (seed ${SEED},
       expect(rules.length, "rules made").toBeGreaterThanOrEqual(Math.ceil(RULES * 0.8));
       expect(matched, "rules that find something").toBeGreaterThanOrEqual(Math.ceil(kept.length / 2));
       expect(failures, failures.join("\n\n")).toEqual([]);
+    });
+  }
+});
+
+/** Every file of `dir`: name → text. */
+const treeOf = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f !== ".tollgate")
+      .map((f) => [f, readFileSync(path.join(dir, f), "utf8")]),
+  );
+
+/** The first lines where two texts differ, for a failure message. */
+function firstDifference(a: string, b: string): string {
+  const x = a.split("\n");
+  const y = b.split("\n");
+  const i = x.findIndex((l, k) => l !== y[k]);
+  const at = i === -1 ? x.length : i;
+  return `line ${at + 1}:\n    ast_scan: ${JSON.stringify(x.slice(at, at + 3).join("\n"))}\n    ast-grep: ${JSON.stringify(y.slice(at, at + 3).join("\n"))}`;
+}
+
+describe(`generative fix differential: ast_scan applied vs ast-grep scan --update-all (seed ${SEED})`, () => {
+  for (const l of LANGUAGES) {
+    const test = l.files.length === 0 ? it.skip : it;
+    test(`${l.lang}: ${l.missing ?? "rules with fixes drawn from real nodes rewrite the files as the CLI does"}`, { timeout: 120_000 }, async () => {
+      const r = rng(SEED ^ hash(`fixes:${l.lang}`));
+      const base = await testdir();
+      const sources = await copyClean(l, r, base);
+      const rules: Array<{ id: string; language: string; severity: string; rule: { pattern: string }; fix: string }> = [];
+      const seen = new Set<string>();
+      for (let attempt = 0; attempt < 600 && rules.length < FIX_RULES * 3; attempt++) {
+        const s = pick(r, sources);
+        const nodes = candidates(s.root);
+        if (nodes.length === 0) continue;
+        const n = pick(r, nodes);
+        const g = makePattern(r, s, n, r() < 0.6);
+        if (!g || seen.has(g.pattern)) continue;
+        const c = makeRewrite(r, l.lang, g, String(n.kind()), neverEmpty(g, s.root));
+        if (!c) continue;
+        seen.add(g.pattern);
+        rules.push({ id: `f${rules.length}`, language: l.cli, severity: "hint", rule: { pattern: c.pattern }, fix: c.out });
+      }
+      // Fixes of different rules that overlap are staged apart (the later one resolved is
+      // stale): only rules whose matches overlap no other kept rule's are compared.
+      const drawn = scanRules(
+        base,
+        rules.map((x) => ({ id: x.id, yaml: stringify(x) })),
+      );
+      const found = drawn.matches;
+      const spans = (id: string) => found.filter((m) => m.ruleId === id);
+      const overlap = (a: CliMatch, b: CliMatch) => a.file === b.file && a.start < b.end && b.start < a.end;
+      const kept: typeof rules = [];
+      // Rules the CLI refuses are the refusal test's subject (the rule differential above).
+      for (const x of rules) {
+        if (kept.length >= FIX_RULES || drawn.refused.has(x.id)) continue;
+        if (!kept.some((k) => spans(k.id).some((a) => spans(x.id).some((b) => overlap(a, b))))) kept.push(x);
+      }
+      rules.splice(0, rules.length, ...kept);
+      const failures: string[] = [];
+      const verdict = new Verdict();
+      const cliDir = path.join(base, "cli");
+      const tgDir = path.join(base, "tg");
+      for (const d of [cliDir, tgDir]) {
+        mkdirSync(d);
+        for (const s of sources) copyFileSync(path.join(base, s.file), path.join(d, s.file));
+      }
+      const cli = runCli(["scan", "--inline-rules", rules.map((x) => stringify(x)).join("\n---\n"), "--update-all", "."], cliDir);
+      const refused = cli.status !== 0 && cli.status !== 1;
+      writeFileSync(path.join(base, "rules.yml"), rules.map((x) => stringify(x)).join("---\n"));
+      writeFileSync(path.join(base, "recipe.yaml"), "version: 1\nsteps:\n  - id: fix\n    tool: ast_scan\n    with: { rules: [rules.yml] }\n");
+      // The real CLI with an auto-apply policy, as a job applying a rule set runs it.
+      const tg = await tollgate(["run", path.join(base, "recipe.yaml"), "--cwd", tgDir, "--mode", "auto-apply", "--format", "json"], { cwd: base });
+      const tgRefused = tg.code === 2;
+      if (refused !== tgRefused)
+        failures.push(
+          `${l.lang}: the CLI ${refused ? "refuses" : "takes"} the rule set, ast_scan ${tgRefused ? "refuses" : "takes"} it (${(refused ? cli.stderr : tg.stderr).slice(0, 400)})`,
+        );
+      else if (!refused) {
+        if (tg.code !== 0) failures.push(`${l.lang}: tollgate run exited ${tg.code}: ${tg.stderr.slice(0, 400)}`);
+        const want = treeOf(cliDir);
+        const got = treeOf(tgDir);
+        const napi = await loadNapi();
+        const info = LANGS.find((x) => x.id === l.napi)!;
+        for (const f of Object.keys(want)) {
+          if (want[f] === got[f]) continue;
+          // Line differences the allowed differences explain (blank lines of a re-indented capture, …).
+          const source = readFileSync(path.join(base, f), "utf8");
+          const out = got[f] ?? "";
+          const facts = {
+            crlf: source.includes("\r\n"),
+            stringLines: stringLineStarts(napi.parse(l.napi, out).root(), out, info.stringKinds),
+            skippedLines: new Set<number>(),
+          };
+          const head = () => `${l.lang} ${f}`;
+          if (!compareLines(source, out, want[f]!, facts, verdict, head).explained) failures.push(`${head()}: ${firstDifference(out, want[f]!)}`);
+        }
+      }
+      const changed = Object.entries(treeOf(cliDir)).filter(([f, text]) => text !== readFileSync(path.join(base, f), "utf8")).length;
+      console.log(
+        `${l.lang}: ${sources.length} files, ${rules.length} rules with fixes${refused ? " (refused by both)" : ""}, ${changed} files rewritten by the CLI, explained ${JSON.stringify(Object.fromEntries(verdict.explained))}, unexplained ${failures.length}`,
+      );
+      expect(rules.length, "rules made").toBeGreaterThanOrEqual(1);
+      expect(changed, "files the CLI rewrote").toBeGreaterThanOrEqual(1);
+      expect(failures, `${failures.join("\n\n")}\n\nrules:\n${rules.map((x) => JSON.stringify(x)).join("\n")}`).toEqual([]);
     });
   }
 });
