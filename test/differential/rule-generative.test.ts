@@ -60,7 +60,7 @@ async function copyClean(l: CorpusLang, r: () => number, dir: string): Promise<S
 }
 
 // A finding's text is its match's first line.
-const firstLine = (text: string) => text.split("\n", 1)[0]!;
+const firstLine = (text: string) => text.split(/\r?\n/, 1)[0]!;
 const cliKey = (m: CliMatch) => `${m.file}:${rangeKey(m)} ${JSON.stringify(firstLine(m.text))}`;
 const tgKey = (f: Finding) =>
   `${f.path}:${rangeKey({ line: f.start.line, col: f.start.column, endLine: f.end.line, endCol: f.end.column })} ${JSON.stringify(firstLine(f.text))}`;

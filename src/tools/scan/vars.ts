@@ -24,7 +24,9 @@ import type { RuleObject, Transformation } from "./types.js";
 
 type YNode = Node | null | undefined;
 
-const PATTERN_VAR = /(?<![A-Za-z0-9_$])\$(?:\$\$?)?([A-Z_][A-Z0-9_]*)(?![A-Za-z0-9_$])/g;
+// A `$` may follow the name when it opens a substitution (`${`): in a template literal the text
+// before it is a leaf of its own (`$A${x}` defines A).
+const PATTERN_VAR = /(?<![A-Za-z0-9_$])\$(?:\$\$?)?([A-Z_][A-Z0-9_]*)(?![A-Za-z0-9_]|\$(?!\{))/g;
 
 /** Capturing metavariables written in a pattern's text. */
 function patternVars(pattern: string): Set<string> {
