@@ -40,10 +40,30 @@ function prepared(v: unknown, key: string): unknown {
 
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
 
+const isLeaf = (v: unknown) => v === null || typeof v !== "object";
+
+/**
+ * Whether JSON.stringify can write `v` whole: an array of leaves, or an object of leaves with no
+ * pieces (the report's long lists: parse issues, changes, findings), so the writer does not
+ * descend into it value by value.
+ */
+function isFlat(v: object): boolean {
+  if (Array.isArray(v)) return v.every(isLeaf);
+  if ((v as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) return false;
+  for (const key in v) if (!isLeaf((v as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
 /** The text of `JSON.stringify(v, null, 2)` in order, for a value at indentation `indent` (v prepared). */
 function* json(v: unknown, indent: string): Generator<string> {
   if (v === null || typeof v !== "object") {
     yield JSON.stringify(v) ?? "null";
+    return;
+  }
+  if (isFlat(v)) {
+    // A JSON text's line breaks are all its own (a string's are escaped): each takes the indent.
+    const text = JSON.stringify(v, null, 2);
+    yield indent === "" ? text : text.replaceAll("\n", `\n${indent}`);
     return;
   }
   const inner = `${indent}  `;

@@ -78,10 +78,12 @@ export function buildChange(
     edits: readonly TextEdit[];
     rebase?: FileChange["rebase"];
     movable?: boolean;
+    /** `after` is applyEdits(before, edits). */
+    applied?: boolean;
   },
 ): FileChange {
   const { path, before, after, edits } = input;
-  const d = fileDiff({ path, before, after, edits: before !== null && after !== null ? edits : undefined });
+  const d = fileDiff({ path, before, after, edits: before !== null && after !== null ? edits : undefined, applied: input.applied });
   return {
     path,
     kind: changeKind(before, after),

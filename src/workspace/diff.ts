@@ -74,6 +74,8 @@ interface TextChange {
   before: string | null;
   after: string | null;
   edits?: readonly TextEdit[] | undefined;
+  /** The caller made `after` by applying `edits` to `before` (applyEdits): not compared again. */
+  applied?: boolean | undefined;
 }
 
 function computePatch(change: TextChange): Patch {
@@ -82,7 +84,7 @@ function computePatch(change: TextChange): Patch {
   const newName = kind === "deleted" ? "/dev/null" : `b/${change.path}`;
   const windowed =
     change.edits && change.edits.length > 0 && change.before !== null && change.after !== null
-      ? windowedPatch(oldName, newName, change.before, change.after, change.edits)
+      ? windowedPatch(oldName, newName, change.before, change.after, change.edits, change.applied === true)
       : undefined;
   const p = windowed ?? boundedPatch(oldName, newName, change.before ?? "", change.after ?? "");
   return { ...p, isGit: true, isCreate: kind === "created", isDelete: kind === "deleted" };
@@ -97,7 +99,7 @@ function computePatch(change: TextChange): Patch {
  * that touch are merged, as a whole-text diff merges hunks whose context meets. A window's hunks
  * are built from its edits' lines (blockHunks) where that diff is the only one possible, else by
  * jsdiff over the window. Returns undefined (whole-text diff) when the edits do not reproduce
- * `after`.
+ * `after` (checked unless the caller made `after` from them).
  */
 function windowedPatch(
   oldName: string,
@@ -105,8 +107,9 @@ function windowedPatch(
   before: string,
   after: string,
   edits: readonly TextEdit[],
+  applied: boolean,
 ): ReturnType<typeof structuredPatch> | undefined {
-  if (!reproduces(before, after, edits)) return undefined;
+  if (!applied && !reproduces(before, after, edits)) return undefined;
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
   for (const w of windowsOf(before, after, edits)) {
     const oldText = before.slice(w.bFrom, w.bTo);

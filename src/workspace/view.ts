@@ -210,6 +210,7 @@ export class TreeView {
           beforeSha256: req.beforeSha256,
           after,
           edits: req.edits ?? [],
+          applied: true,
           movable: true,
           ...(req.rebase ? { rebase: req.rebase } : {}),
         }),
