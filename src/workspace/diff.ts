@@ -1,6 +1,5 @@
 import { formatPatch, structuredPatch } from "diff";
 import type { ChangeKind, FileChange, TextEdit } from "../domain/types.js";
-import { lastAtOrBefore, lineStarts } from "./text.js";
 
 export type { ChangeKind };
 
@@ -111,7 +110,7 @@ function windowedPatch(
 ): ReturnType<typeof structuredPatch> | undefined {
   if (!applied && !reproduces(before, after, edits)) return undefined;
   const hunks: ReturnType<typeof structuredPatch>["hunks"] = [];
-  for (const w of windowsOf(before, after, edits)) {
+  for (const w of windowsOf(before, edits)) {
     const oldText = before.slice(w.bFrom, w.bTo);
     const newText = after.slice(w.aFrom, w.aTo);
     const part = blockHunks(oldText, newText, w.blocks) ?? boundedPatch(oldName, newName, oldText, newText).hunks;
@@ -163,41 +162,69 @@ function newlines(text: string, from = 0, to = text.length): number {
   return n;
 }
 
+/** Start of the line holding offset `x`. */
+function lineStartAt(text: string, x: number): number {
+  return x === 0 ? 0 : text.lastIndexOf("\n", x - 1) + 1;
+}
+
+/** Start of the line before the one starting at `s` (> 0). */
+function previousLineStart(text: string, s: number): number {
+  return s >= 2 ? text.lastIndexOf("\n", s - 2) + 1 : 0;
+}
+
+/**
+ * Where the window's old text ends after an edit whose last line is `last`: the start of line
+ * last + 1 + CONTEXT, or the end of the text when it has fewer lines (`b1` is then the number of
+ * lines). Found by walking the line ends after the edit, not by indexing the whole text.
+ */
+function windowEnd(text: string, end: number, last: number): { b1: number; bTo: number } {
+  let p = end;
+  for (let k = 1; k <= 1 + CONTEXT; k++) {
+    const lf = text.indexOf("\n", p);
+    if (lf === -1) return { b1: last + k, bTo: text.length };
+    p = lf + 1;
+  }
+  return { b1: last + 1 + CONTEXT, bTo: p };
+}
+
 /**
  * The windows of the edits: CONTEXT lines around each edit's lines, merged where they touch.
- * Line numbers and offsets of `after` follow from those of `before` and the edits before.
+ * Line numbers and offsets of `after` follow from those of `before` and the edits before: past a
+ * window's last edit, line k of `after` is line k - dl of `before`, dc characters on. Only the
+ * text between and around the edits is read (line ends counted as the edits go).
  */
-function windowsOf(before: string, after: string, edits: readonly TextEdit[]): Window[] {
-  const bStarts = lineStarts(before);
-  const bLines = bStarts.length;
-  const lines = edits.map((e) => ({ first: lastAtOrBefore(bStarts, e.start), last: lastAtOrBefore(bStarts, e.end), added: newlines(e.text) }));
-  const aLines = lines.reduce((n, l) => n + l.added - (l.last - l.first), bLines);
+function windowsOf(before: string, edits: readonly TextEdit[]): Window[] {
   const windows: Array<Window & { dl: number; dc: number }> = [];
   // lines and characters `after` has gained over `before` so far
   let dl = 0;
   let dc = 0;
-  for (let i = 0; i < edits.length; i++) {
-    const e = edits[i]!;
-    const { first, last, added } = lines[i]!;
+  // the line of offset `pos` of `before`
+  let pos = 0;
+  let line = 0;
+  for (const e of edits) {
+    const first = line + newlines(before, pos, e.start);
+    const last = first + newlines(before, e.start, e.end);
+    pos = e.end;
+    line = last;
+    const added = newlines(e.text);
     const aFirst = first + dl;
-    const aLast = aFirst + added;
     const b0 = Math.max(0, first - CONTEXT);
     if (!(windows.length > 0 && b0 <= windows[windows.length - 1]!.b1)) {
-      windows.push({ b0, b1: 0, a0: b0 + dl, a1: 0, bFrom: bStarts[b0]!, bTo: 0, aFrom: bStarts[b0]! + dc, aTo: 0, blocks: [], dl, dc });
+      let bFrom = lineStartAt(before, e.start);
+      for (let k = first; k > b0; k--) bFrom = previousLineStart(before, bFrom);
+      windows.push({ b0, b1: 0, a0: b0 + dl, a1: 0, bFrom, bTo: 0, aFrom: bFrom + dc, aTo: 0, blocks: [], dl, dc });
     }
     const w = windows[windows.length - 1]!;
     dl += added - (last - first);
     dc += e.text.length - (e.end - e.start);
-    w.b1 = Math.min(bLines, last + 1 + CONTEXT);
-    w.a1 = Math.min(aLines, aLast + 1 + CONTEXT);
+    const { b1, bTo } = windowEnd(before, e.end, last);
+    w.b1 = b1;
+    w.bTo = bTo;
+    w.a1 = b1 + dl;
+    w.aTo = bTo + dc;
     w.dl = dl;
     w.dc = dc;
-    addBlock(w.blocks, { o0: first - w.b0, o1: last + 1 - w.b0, n0: aFirst - w.a0, n1: aLast + 1 - w.a0 });
-  }
-  for (const w of windows) {
-    w.bTo = w.b1 < bLines ? bStarts[w.b1]! : before.length;
-    // past the window's last edit, line k of `after` is line k - dl of `before`, dc characters on
-    w.aTo = w.a1 < aLines ? bStarts[w.a1 - w.dl]! + w.dc : after.length;
+    addBlock(w.blocks, { o0: first - w.b0, o1: last + 1 - w.b0, n0: aFirst - w.a0, n1: aFirst + added + 1 - w.a0 });
   }
   return windows;
 }
