@@ -18,7 +18,7 @@ import { makeHost } from "../tools/helpers.js";
 import { runCli, scanRules, type CliMatch } from "./cli.js";
 import { compareLines, rangeKey, stringLineStarts, Verdict } from "./compare.js";
 import { corpus, usable, type CorpusLang } from "./corpus.js";
-import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type Source } from "./generate.js";
+import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type RewriteCase, type Source } from "./generate.js";
 import { makeRules } from "./rules.js";
 
 const env = (name: string, fallback: number) => {
@@ -141,6 +141,50 @@ function firstDifference(a: string, b: string): string {
   return `line ${at + 1}:\n    ast_scan: ${JSON.stringify(x.slice(at, at + 3).join("\n"))}\n    ast-grep: ${JSON.stringify(y.slice(at, at + 3).join("\n"))}`;
 }
 
+interface FixRule {
+  id: string;
+  language: string;
+  severity: string;
+  rule: { pattern: string };
+  fix: string | { template: string; expandEnd: { regex: string } };
+  transform?: Record<string, unknown>;
+  rewriters?: Array<Record<string, unknown>>;
+}
+
+/**
+ * A rewrite case as a rule's fix, drawn three ways: the rewrite's template; a capture rewritten by
+ * a rewriter (every node of a kind found in it at the source, wrapped in a call) and lifted out;
+ * or, where a comma follows the source match, the template with `expandEnd` taking the commas.
+ * Rewriters and expansions are tollgate's own code (napi evaluates rules and transforms).
+ */
+function dress(r: () => number, s: Source, c: RewriteCase): { fields: Pick<FixRule, "fix" | "transform" | "rewriters">; feature: string } {
+  const roll = r();
+  if (roll < 0.35) {
+    const names = [...c.vars.keys()].filter((n) => n !== "_");
+    const match = s.root.root().find({ rule: { pattern: c.pattern } });
+    const name = names.length > 0 ? pick(r, names) : undefined;
+    if (name && match) {
+      const list = c.vars.get(name)!.startsWith("list:");
+      const captured = list ? match.getMultipleMatches(name) : [match.getMatch(name)].filter((x) => x !== null);
+      const inner = captured.flatMap((x) => [x, ...x.findAll({ rule: { regex: "." } })]).filter((x) => x.isNamed());
+      if (inner.length > 0) {
+        const kind = String(pick(r, inner).kind());
+        const joinBy = list && r() < 0.5 ? { joinBy: ", " } : {};
+        return {
+          fields: {
+            rewriters: [{ id: "rw", rule: { kind, pattern: "$N" }, fix: "q($N)" }],
+            transform: { R: { rewrite: { source: list ? `$$$${name}` : `$${name}`, rewriters: ["rw"], ...joinBy } } },
+            fix: "$R",
+          },
+          feature: list && "joinBy" in joinBy ? "rewriter+joinBy" : "rewriter",
+        };
+      }
+    }
+  }
+  if (roll < 0.7 && /^\s*,/.test(s.text.slice(c.end))) return { fields: { fix: { template: c.out, expandEnd: { regex: "," } } }, feature: "expandEnd" };
+  return { fields: { fix: c.out }, feature: "template" };
+}
+
 describe(`generative fix differential: ast_scan applied vs ast-grep scan --update-all (seed ${SEED})`, () => {
   for (const l of LANGUAGES) {
     const test = l.files.length === 0 ? it.skip : it;
@@ -148,8 +192,9 @@ describe(`generative fix differential: ast_scan applied vs ast-grep scan --updat
       const r = rng(SEED ^ hash(`fixes:${l.lang}`));
       const base = await testdir();
       const sources = await copyClean(l, r, base);
-      const rules: Array<{ id: string; language: string; severity: string; rule: { pattern: string }; fix: string }> = [];
+      const rules: FixRule[] = [];
       const seen = new Set<string>();
+      const features = new Map<string, string>();
       for (let attempt = 0; attempt < 600 && rules.length < FIX_RULES * 3; attempt++) {
         const s = pick(r, sources);
         const nodes = candidates(s.root);
@@ -160,7 +205,10 @@ describe(`generative fix differential: ast_scan applied vs ast-grep scan --updat
         const c = makeRewrite(r, l.lang, g, String(n.kind()), neverEmpty(g, s.root));
         if (!c) continue;
         seen.add(g.pattern);
-        rules.push({ id: `f${rules.length}`, language: l.cli, severity: "hint", rule: { pattern: c.pattern }, fix: c.out });
+        const id = `f${rules.length}`;
+        const dressed = dress(r, s, c);
+        features.set(id, dressed.feature);
+        rules.push({ id, language: l.cli, severity: "hint", rule: { pattern: c.pattern }, ...dressed.fields });
       }
       // Fixes of different rules that overlap are staged apart (the later one resolved is
       // stale): only rules whose matches overlap no other kept rule's are compared.
@@ -170,7 +218,14 @@ describe(`generative fix differential: ast_scan applied vs ast-grep scan --updat
       );
       const found = drawn.matches;
       const spans = (id: string) => found.filter((m) => m.ruleId === id);
-      const overlap = (a: CliMatch, b: CliMatch) => a.file === b.file && a.start < b.end && b.start < a.end;
+      // An expanded fix reaches past its match over the commas after it.
+      const reach = (m: CliMatch) => {
+        const rule = rules.find((x) => x.id === m.ruleId);
+        if (typeof rule?.fix !== "object") return m.end;
+        const text = readFileSync(path.join(base, m.file), "utf8");
+        return m.end + (/^(?:\s*,)*/.exec(text.slice(m.end))?.[0].length ?? 0);
+      };
+      const overlap = (a: CliMatch, b: CliMatch) => a.file === b.file && a.start < reach(b) && b.start < reach(a);
       const kept: typeof rules = [];
       // Rules the CLI refuses are the refusal test's subject (the rule differential above).
       for (const x of rules) {
@@ -218,8 +273,10 @@ describe(`generative fix differential: ast_scan applied vs ast-grep scan --updat
         }
       }
       const changed = Object.entries(treeOf(cliDir)).filter(([f, text]) => text !== readFileSync(path.join(base, f), "utf8")).length;
+      const used = new Map<string, number>();
+      for (const x of rules) used.set(features.get(x.id)!, (used.get(features.get(x.id)!) ?? 0) + 1);
       console.log(
-        `${l.lang}: ${sources.length} files, ${rules.length} rules with fixes${refused ? " (refused by both)" : ""}, ${changed} files rewritten by the CLI, explained ${JSON.stringify(Object.fromEntries(verdict.explained))}, unexplained ${failures.length}`,
+        `${l.lang}: ${sources.length} files, ${rules.length} rules with fixes ${JSON.stringify(Object.fromEntries(used))}${refused ? " (refused by both)" : ""}, ${changed} files rewritten by the CLI, explained ${JSON.stringify(Object.fromEntries(verdict.explained))}, unexplained ${failures.length}`,
       );
       expect(rules.length, "rules made").toBeGreaterThanOrEqual(1);
       expect(changed, "files the CLI rewrote").toBeGreaterThanOrEqual(1);

@@ -164,6 +164,37 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     }
   }, 60_000);
 
+  it("indents a rewriter's multi-line output as the CLI does (a transform's value is kept de-indented from its capture's line)", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-rewrite-indent-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const source = "function f() {\n  const applicator = [\n    // any\n    notKeyword,\n    anyOf,\n  ]\n}\n";
+    const rule = [
+      "id: unwrap",
+      "language: TypeScript",
+      'rule: { pattern: "const $$$A" }',
+      'rewriters: [{ id: rw, rule: { kind: identifier, pattern: "$N" }, fix: "q($N)" }]',
+      "transform: { R: { rewrite: { source: $$$A, rewriters: [rw] } } }",
+      "fix: |-",
+      "  {",
+      "    $R",
+      "  }",
+      "",
+    ].join("\n");
+    for (const side of ["cli", "tg"]) {
+      await mkdir(path.join(root, side, "src"), { recursive: true });
+      await writeFile(path.join(root, side, "src/a.ts"), source);
+    }
+    await writeFile(path.join(root, "rule.yml"), rule);
+    const cli = await execa(SG, ["scan", "--rule", path.join(root, "rule.yml"), "--update-all", "src"], { cwd: path.join(root, "cli"), reject: false });
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { rules: [rule.yml], path: src }\n");
+    const tg = await tollgate(["run", path.join(root, "recipe.yaml"), "--cwd", path.join(root, "tg"), "--mode", "auto-apply"], { cwd: root });
+    expect(tg.code, tg.stderr).toBe(0);
+    const fixed = await readFile(path.join(root, "cli/src/a.ts"), "utf8");
+    expect(fixed).toContain("q(notKeyword)");
+    expect(await readFile(path.join(root, "tg/src/a.ts"), "utf8")).toBe(fixed);
+  }, 60_000);
+
   it("takes, as the CLI does, a fix reading a metavariable written right before a template substitution", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-template-"));
     onTestFinished(() => rm(root, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
  * evaluated here, following crates/config/src/transform/rewrite.rs.
  */
 import { localTransformNames, napiConfigOf } from "./rules.js";
-import { renderFix, renderMessage, templateVars, type TemplateEnv } from "./template.js";
+import { deindentedValue, renderFix, renderMessage, templateVars, type TemplateEnv } from "./template.js";
 import type { Expansion, Fix, Rewriter, RuleObject, ScanRule, Transformation } from "./types.js";
 import type { SgNode } from "./matcher.js";
 
@@ -71,10 +71,19 @@ class MatchEnv implements TemplateEnv {
     }
     if (this.#computing.has(name)) return undefined; // a cycle: nothing, as ast-grep's ordering would reject
     this.#computing.add(name);
-    const value = this.#computeLocal(t);
+    const value = this.#kept(t, this.#computeLocal(t));
     this.#computing.delete(name);
     this.#local.set(name, value);
     return value;
+  }
+  /** insert_transformation: a value whose source is a captured node is kept de-indented from that node's line. */
+  #kept(t: Transformation, value: string | undefined): string | undefined {
+    if (value === undefined || !value.includes("\n")) return value;
+    const source = Object.values(t)[0]?.source as string | undefined;
+    if (source === undefined) return value;
+    const multi = source.startsWith("$$$");
+    const first = this.nodes(source.replace(/^\$+/, ""), multi)[0];
+    return first ? deindentedValue(value, this.text, rangeOf(first)[0]) : value;
   }
   /** Text of a transform's source variable. */
   #sourceText(source: string): string | undefined {

@@ -33,6 +33,14 @@ function indentAt(text: string, offset: number): number {
   return indent;
 }
 
+/**
+ * formatted_slice: a transform's value as the env keeps it, a multi-line one moved out of the
+ * indentation of the line where its source capture starts (`start`, an offset of `text`).
+ */
+export function deindentedValue(value: string, text: string, start: number): string {
+  return reindent(value, indentAt(text, start), 0);
+}
+
 /** indent_lines for a MultiLine extract with `from` indentation, moved to `to`. */
 function reindent(value: string, from: number, to: number): string {
   if (!value.includes("\n") || from === to) return value;
