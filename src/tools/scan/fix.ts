@@ -7,7 +7,7 @@
  */
 import { localTransformNames, napiConfigOf } from "./rules.js";
 import { deindentedValue, renderFix, renderMessage, templateVars, type TemplateEnv } from "./template.js";
-import type { Expansion, Fix, Rewriter, RuleObject, ScanRule, Transformation } from "./types.js";
+import { transformSource, type Expansion, type Fix, type Rewriter, type RuleObject, type ScanRule, type Transformation } from "./types.js";
 import type { SgNode } from "./matcher.js";
 
 type Range2 = [number, number];
@@ -79,8 +79,7 @@ class MatchEnv implements TemplateEnv {
   /** insert_transformation: a value whose source is a captured node is kept de-indented from that node's line. */
   #kept(t: Transformation, value: string | undefined): string | undefined {
     if (value === undefined || !value.includes("\n")) return value;
-    const source = Object.values(t)[0]?.source as string | undefined;
-    if (source === undefined) return value;
+    const source = transformSource(t);
     const multi = source.startsWith("$$$");
     const first = this.nodes(source.replace(/^\$+/, ""), multi)[0];
     return first ? deindentedValue(value, this.text, rangeOf(first)[0]) : value;

@@ -29,7 +29,17 @@ import {
 } from "./check.js";
 import { hasPotentialKinds, MISSING_KINDS } from "./kinds.js";
 import { checkRuleVars } from "./vars.js";
-import type { GlobalUtil, ProjectConfig, Rewriter, RuleObject, ScanRule, Severity, SkippedRule, Transformation } from "./types.js";
+import {
+  transformSource,
+  type GlobalUtil,
+  type ProjectConfig,
+  type Rewriter,
+  type RuleObject,
+  type ScanRule,
+  type Severity,
+  type SkippedRule,
+  type Transformation,
+} from "./types.js";
 import { messageOf } from "../../util/thrown.js";
 import { displayPath } from "../../util/inside.js";
 
@@ -502,8 +512,8 @@ export function localTransformNames(transform: NonNullable<ScanRule["transform"]
     grew = false;
     for (const [k, v] of Object.entries(transform)) {
       if (local.has(k)) continue;
-      const [kind, args] = Object.entries(v)[0] as [string, { source: string }];
-      const src = args.source.replace(/^\$+/, "");
+      const kind = Object.keys(v)[0];
+      const src = transformSource(v).replace(/^\$+/, "");
       if (kind === "rewrite" || local.has(src)) {
         local.add(k);
         grew = true;

@@ -16,6 +16,11 @@ export type Transformation =
   | { convert: { source: string; toCase: string; separatedBy?: string[] } }
   | { rewrite: { source: string; rewriters: string[]; joinBy?: string } };
 
+/** A transformation's `source` as written (`$A`, `$$$A`). */
+export function transformSource(t: Transformation): string {
+  return (Object.values(t)[0] as { source: string }).source;
+}
+
 /** `expandStart` / `expandEnd`: a rule plus `stopBy`. */
 export interface Expansion {
   rule: RuleObject;

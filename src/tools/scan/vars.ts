@@ -20,7 +20,7 @@
 import { isMap, isScalar, isSeq, type Node } from "yaml";
 import { issue, type CheckCtx } from "./check.js";
 import { templateVars } from "./template.js";
-import type { RuleObject, Transformation } from "./types.js";
+import { transformSource, type RuleObject, type Transformation } from "./types.js";
 
 type YNode = Node | null | undefined;
 
@@ -59,8 +59,7 @@ export function ruleVars(rule: unknown, out = new Set<string>()): Set<string> {
 }
 
 function sourceVar(t: Transformation): string {
-  const args = Object.values(t)[0] as { source: string };
-  return args.source.replace(/^\$+/, "");
+  return transformSource(t).replace(/^\$+/, "");
 }
 
 /** The value node of `key` in a mapping node (for positions). */
