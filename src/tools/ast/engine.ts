@@ -291,7 +291,8 @@ function* matching(
   const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
   return {
     matches: mergedMatches(w.found, covered, recovered),
-    issues: issuesOf(m, text, pieces, quiet, holds, w.glued ?? []),
+    // Neighbours of errors inside the quiet statements would be cut away whole by issuesOf.
+    issues: issuesOf(m, text, pieces, quiet, holds, w.glued?.(insideAny(quiet)) ?? []),
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
@@ -370,10 +371,11 @@ function statementWalks(
  */
 function mergedMatches(found: readonly Found[], covered: Array<[number, number]>, recovered: readonly RawMatch[]): RawMatch[] {
   const cover = new Intervals(covered);
+  const inCovered = insideAny(covered);
   const matches: RawMatch[] = [];
   for (const { match } of found) {
     if (!cover.overlaps(match.start, match.end)) matches.push(match);
-    else if (!insideOne(covered, match)) matches.push({ ...match, bad: true });
+    else if (!inCovered(match.start, match.end)) matches.push({ ...match, bad: true });
   }
   matches.push(...recovered);
   return matches.sort((x, y) => x.start - y.start || y.end - x.end || x.op - y.op);
@@ -419,13 +421,14 @@ function merged(ranges: ReadonlyArray<[number, number]>): Array<[number, number]
   return out;
 }
 
-/** Whether the match lies inside one of the (sorted, disjoint) spans. */
-function insideOne(spans: ReadonlyArray<[number, number]>, m: RawMatch): boolean {
-  const k = lastAtOrBefore(
-    spans.map((s) => s[0]),
-    m.start,
-  );
-  return k >= 0 && spans[k]![0] <= m.start && m.end <= spans[k]![1];
+/** Whether a range lies inside one of the (sorted, disjoint) spans; the spans indexed once, for many questions. */
+function insideAny(spans: ReadonlyArray<[number, number]>): (start: number, end: number) => boolean {
+  const starts = spans.map((s) => s[0]);
+  return (start, end) => {
+    if (spans.length === 0) return false;
+    const k = lastAtOrBefore(starts, start);
+    return spans[k]![0] <= start && end <= spans[k]![1];
+  };
 }
 
 /** The parts of [start, end) outside the (sorted, disjoint) spans. */

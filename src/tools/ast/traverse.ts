@@ -63,10 +63,15 @@ export interface Walked {
    * The ranges of the siblings right before and after each ERROR node that hold no match found:
    * where recovery stopped skipping, it glued the text on either side into whatever parsed (a
    * template opened by a stray backtick, a call made of the parentheses after the error), so a
-   * match there may be lost. One holding a found match was parsed as that construct.
+   * match there may be lost. One holding a found match was parsed as that construct. Found when
+   * asked, and not for an error whose parent lies where `settled` says the matches are known
+   * (its siblings lie there too).
    */
-  glued?: Array<[number, number]>;
+  glued?: (settled: Settled) => Array<[number, number]>;
 }
+
+/** Whether a range (file offsets) lies where the matches are already known. */
+export type Settled = (start: number, end: number) => boolean;
 
 const PAIRS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
@@ -261,9 +266,9 @@ export function traverse(
       const config = opConfig(ops[i]!, sel);
       for (const node of root.findAll(config as never)) found.push(foundOf(node, ops, i, offset, options));
     }
-    const { errors, missing, errorNodes, glued } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
-    flagErrors(found, errors, missing, errorNodes!, ops, offset);
-    return { found, errors, missing, errorNodes: errorNodes!, glued: matchless(glued, found, active) };
+    const { errors, missing, errorNodes } = syntaxErrors(root.findAll({ rule: { any: SYNTAX_ERRORS } }), offset);
+    flagErrors(found, errors, missing, errorNodes, ops, offset);
+    return { found, errors, missing, errorNodes, glued: (settled) => matchless(gluedNear(errorNodes, offset, settled), found, active) };
   }
   let nodes: SgNode[];
   try {
@@ -300,13 +305,24 @@ type Glued = [start: number, end: number, literal: boolean];
 /** Kinds of string-like literals in every grammar (string, template_string, string_literal, …). */
 const LITERAL = /string|template/;
 
-/** Records the ranges of an ERROR node's neighbouring siblings (see Walked.glued). */
-function addGlued(glued: Glued[], error: SgNode, offset: number): void {
-  for (const n of [error.prev(), error.next()]) {
-    if (!n) continue;
-    const [start, end] = spanOf(n);
-    if (end > start) glued.push([start + offset, end + offset, LITERAL.test(String(n.kind()))]);
+/** The ranges of the ERROR nodes' neighbouring siblings (see Walked.glued), for errors whose parent is not settled. */
+function gluedNear(errorNodes: ReadonlyMap<string, readonly SgNode[]>, offset: number, settled: Settled): Glued[] {
+  const glued: Glued[] = [];
+  for (const same of errorNodes.values()) {
+    for (const error of same) {
+      const parent = error.parent();
+      if (parent) {
+        const [ps, pe] = spanOf(parent);
+        if (settled(ps + offset, pe + offset)) continue;
+      }
+      for (const n of [error.prev(), error.next()]) {
+        if (!n) continue;
+        const [start, end] = spanOf(n);
+        if (end > start) glued.push([start + offset, end + offset, LITERAL.test(String(n.kind()))]);
+      }
+    }
   }
+  return glued;
 }
 
 function addError(errorNodes: Map<string, SgNode[]>, key: string, node: SgNode): void {
@@ -325,21 +341,19 @@ function missingOf(node: SgNode, start: number, offset: number): Missing {
 }
 
 /** The ERROR ranges and MISSING tokens among nodes found by SYNTAX_ERRORS. */
-function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing" | "errorNodes"> & { glued: Glued[] } {
+function syntaxErrors(nodes: readonly SgNode[], offset: number): Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> } {
   const errors: Array<[number, number]> = [];
   const missing: Missing[] = [];
   const errorNodes = new Map<string, SgNode[]>();
-  const glued: Glued[] = [];
   for (const n of nodes) {
     const kind = String(n.kind());
     const [start, end] = spanOf(n);
     if (kind === "ERROR") {
       errors.push([start + offset, end + offset]);
       addError(errorNodes, `${start + offset}:${end + offset}`, n);
-      addGlued(glued, n, offset);
     } else if (isMissingAt(n, kind, start, end)) missing.push(missingOf(n, start, offset));
   }
-  return { errors, missing, errorNodes, glued };
+  return { errors, missing, errorNodes };
 }
 
 /** Kinds of a template's code parts (`${ … }`, Python's f-string `{ … }`): code, not literal text. */
@@ -413,13 +427,12 @@ function noteSyntax(
   node: SgNode,
   [start, end]: [number, number],
   offset: number,
-  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Glued[] },
+  into: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> },
 ): "error" | "missing" | "node" {
   const kind = String(node.kind());
   if (kind === "ERROR") {
     into.errors.push([start + offset, end + offset]);
     addError(into.errorNodes, `${start + offset}:${end + offset}`, node);
-    addGlued(into.glued, node, offset);
     return "error";
   }
   if (!isMissingAt(node, kind, start, end)) return "node";
@@ -440,13 +453,12 @@ function hasLineBreak(text: string, [start, end]: [number, number]): boolean {
 export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, options: TraverseOptions = {}, asking = false): Walked {
   const { ops, active, configs, plain, token, idOf, prefixOf } = c;
   const found: Found[] = [];
-  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]>; glued: Glued[] } = {
+  const syntax: Pick<Walked, "errors" | "missing"> & { errorNodes: Map<string, SgNode[]> } = {
     errors: [],
     missing: [],
     errorNodes: new Map(),
-    glued: [],
   };
-  const { errors, missing, errorNodes, glued } = syntax;
+  const { errors, missing, errorNodes } = syntax;
   const keep = options.keep;
   const push = (node: SgNode, index: number, prefix = "", span?: [number, number]) => {
     if (!keep || keep.has(index)) found.push(foundOf(node, ops, index, offset, options, prefix, span));
@@ -511,7 +523,7 @@ export function collect(nodes: Iterable<SgNode>, c: Combined, offset: number, op
   for (const node of nodes) (asking ? visitAsking : visit)(node);
   flagErrors(found, errors, missing, errorNodes, ops, offset);
   const searched = keep ? active.filter((i) => keep.has(i)) : active;
-  return { found, errors, missing, errorNodes, glued: matchless(glued, found, searched) };
+  return { found, errors, missing, errorNodes, glued: (settled) => matchless(gluedNear(errorNodes, offset, settled), found, searched) };
 }
 
 /**
