@@ -12,8 +12,9 @@ import { makeHost } from "./helpers.js";
 const run = promisify(execFile);
 
 /** `ast-grep run -p` matches as "file:start-end" (it exits 1 when nothing matches). */
-async function cliMatches(pat: string, lang: string, dir: string): Promise<string[]> {
-  const stdout = await run(astGrepCli(), ["run", "-p", pat, "-l", lang, "--json=compact", "."], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).then(
+async function cliMatches(pat: string, lang: string, dir: string, sel?: string): Promise<string[]> {
+  const args = ["run", "-p", pat, ...(sel ? ["--selector", sel] : []), "-l", lang, "--json=compact", "."];
+  const stdout = await run(astGrepCli(), args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).then(
     (r) => r.stdout,
     (e: { code?: number; stdout?: string }) => {
       if (e.code === 1 && e.stdout !== undefined) return e.stdout;
@@ -24,8 +25,8 @@ async function cliMatches(pat: string, lang: string, dir: string): Promise<strin
   return got.map((m) => `${m.file.replace(/^\.\//, "")}:${m.range.start.line + 1}:${m.range.start.column + 1}`).sort();
 }
 
-async function tollgateMatches(pat: string, lang: string, dir: string): Promise<string[]> {
-  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat], lang, limit: 1_000_000 });
+async function tollgateMatches(pat: string, lang: string, dir: string, sel?: string): Promise<string[]> {
+  const { details } = await makeHost(dir).call("ast_grep", { pat: [pat], lang, limit: 1_000_000, ...(sel ? { sel } : {}) });
   return (details.matches as Array<{ path: string; line: number; col: number }>).map((m) => `${m.path}:${m.line}:${m.col}`).sort();
 }
 
@@ -43,6 +44,31 @@ describe("ast_grep searches the files the ast-grep CLI's run searches (the patte
     expect(fixedString(napi, "TypeScript", "$A")).toBe("");
     expect(fixedString(napi, "python", "print($$$ARGS)")).toBe("print");
     expect(fixedString(napi, "python", "$X == $Y")).toBe("==");
+    // A contextual pattern's is its selected node's (the first of that kind).
+    expect(fixedString(napi, "TypeScript", "function f() { return ($$$A === $C); }", "parenthesized_expression")).toBe("===");
+    expect(fixedString(napi, "Tsx", "class A { $F }", "property_identifier")).toBe("");
+  });
+
+  it("takes a contextual pattern's fixed string from its selected node, as the CLI's run --selector does", async () => {
+    const dir = await testdir({
+      "lacks.ts": 'const z = (typeof a !== "f");\n',
+      "holds.ts": 'const y = (typeof a !== "f");\nconst w = (p === q);\n',
+    });
+    const cases: Array<[string, string]> = [
+      ["function f() { return ($$$A === $C); }", "parenthesized_expression"],
+      ["class K { $$$B() { return $V; } }", "method_definition"],
+      ["const $X = ($$$A === $C);", "parenthesized_expression"],
+    ];
+    const differ: string[] = [];
+    let cliTotal = 0;
+    for (const [pat, sel] of cases) {
+      const cli = await cliMatches(pat, "ts", dir, sel);
+      cliTotal += cli.length;
+      const tg = await tollgateMatches(pat, "ts", dir, sel);
+      if (JSON.stringify(cli) !== JSON.stringify(tg)) differ.push(`${pat} / ${sel}: cli ${cli.join(" ")} | tollgate ${tg.join(" ")}`);
+    }
+    expect(cliTotal).toBeGreaterThanOrEqual(4);
+    expect(differ).toEqual([]);
   });
 
   it("matches exactly what the CLI matches where a match lacks the pattern's literal", async () => {

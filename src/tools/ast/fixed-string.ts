@@ -3,8 +3,8 @@
  * pattern's "fixed string", the first longest leaf text of the pattern's tree (metavariables count
  * as empty). A match can lack it: after a `$$$` ellipsis ast-grep skips the pattern's unnamed
  * tokens, so `($$$A === $C)` matches `(typeof a !== "f")`, which the CLI reports only in files
- * holding `===` somewhere. ast_grep and ast_edit follow `run`; `scan` (and ast_scan) has no such
- * check. Its root also tells whether `scan` takes a pattern rule at all: one whose root is an
+ * holding `===` somewhere. ast_grep and ast_edit follow `run` (also with a selector); `scan` (and
+ * ast_scan) has no such check. Its root also tells whether `scan` takes a pattern rule at all: one whose root is an
  * ERROR node has no node kinds to match.
  */
 import { expandoChar, type Napi } from "./langs.js";
@@ -58,16 +58,21 @@ function longestLeaf(node: PatNode, isMeta: RegExp): string {
   return best;
 }
 
-/** The CLI's fixed string of a plain pattern in `lang`, as file text ("" when any file may hold a match). */
-export function fixedString(napi: Napi, lang: string, pat: string): string {
+/**
+ * The CLI's fixed string of a pattern in `lang`, as file text ("" when any file may hold a match).
+ * With a selector (`sel`), the pattern is contextual: its tree is the first node of that kind in
+ * the parse of the context, as the CLI's Pattern::contextual takes it.
+ */
+export function fixedString(napi: Napi, lang: string, pat: string, sel?: string): string {
   const expando = expandoChar(lang);
-  let root: PatNode;
+  let node: PatNode | null;
   try {
-    root = napi.parse(lang, preprocessPattern(pat, expando)).root();
+    const root = napi.parse(lang, preprocessPattern(pat, expando)).root();
+    node = sel === undefined ? patternRoot(root) : root.find({ rule: { kind: sel } });
   } catch {
     return "";
   }
-  return longestLeaf(patternRoot(root), metaVarTest(expando));
+  return node ? longestLeaf(node, metaVarTest(expando)) : "";
 }
 
 /** Whether the CLI's root of a plain pattern in `lang` is an ERROR node (false when it does not parse at all: napi reports that). */

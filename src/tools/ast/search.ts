@@ -124,11 +124,10 @@ export function validatePattern(napi: Napi, lang: string, pat: string, sel: stri
 
 /**
  * The prefilter with each pattern's fixed string as the text its files must hold (the CLI's
- * `run` check; a contextual pattern's is its selected node's, left out here).
+ * `run` check; a contextual pattern's is its selected node's).
  */
-function withFixedStrings(napi: Napi, lang: string, pats: readonly string[], spec: PrefilterSpec, contextual: boolean): PrefilterSpec {
-  if (contextual) return spec;
-  const files = pats.map((pat) => fixedString(napi, lang, pat));
+function withFixedStrings(napi: Napi, lang: string, pats: readonly string[], spec: PrefilterSpec, sel: string | undefined): PrefilterSpec {
+  const files = pats.map((pat) => fixedString(napi, lang, pat, sel));
   if (spec === null && files.every((f) => f === "")) return null;
   return (spec ?? pats.map(() => ({ words: [], runs: [] }))).map((req, i) => (files[i] === "" ? req : { ...req, file: files[i]! }));
 }
@@ -152,7 +151,7 @@ export async function runSearch(input: SearchInput): Promise<SearchOutcome> {
 
   const prefilter: Record<string, PrefilterSpec> = {};
   for (const lang of langs)
-    prefilter[lang] = withFixedStrings(napi, lang, input.pats, buildPrefilter(input.pats, langById(lang), Boolean(input.sel)), Boolean(input.sel));
+    prefilter[lang] = withFixedStrings(napi, lang, input.pats, buildPrefilter(input.pats, langById(lang), Boolean(input.sel)), input.sel);
   const job: EngineJob = {
     ops: input.pats.map((pat, i) => ({ pat, captures: input.captures[i] ?? {}, all: input.allCaptures?.[i] ?? input.captures[i] ?? {} })),
     ...(input.sel ? { sel: input.sel } : {}),
