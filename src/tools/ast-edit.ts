@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, FileChange, TextEdit, Tool } from "../domain/types.js";
+import type { AgentToolResult, CheckIssue, FileChange, TextEdit, Tool } from "../domain/types.js";
 import type { FileResult } from "./ast/engine.js";
 import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
@@ -21,7 +21,18 @@ import {
   syntaxIssueLines,
   type SearchOutcome,
 } from "./ast/search.js";
-import { editOps, editsOf, limitCut, planFile, previewListing, previewOf, type ChangeDetail, type EditOps, type FilePlan } from "./edit/plan.js";
+import {
+  editOps,
+  editsOf,
+  limitCut,
+  planFile,
+  previewListing,
+  previewOf,
+  uncapturedMessage,
+  type ChangeDetail,
+  type EditOps,
+  type FilePlan,
+} from "./edit/plan.js";
 import { plural } from "../util/plural.js";
 
 const astEditParameters = Type.Object(
@@ -309,7 +320,18 @@ function finish(host: ToolHost, files: EditFiles, search: SearchOutcome, changes
   return textResult(lines.join("\n"), details);
 }
 
+/** Every op's `out` reads only metavariables its `pat` captures (positioned at the `out`). */
+function templateIssues(params: AstEditParams): CheckIssue[] {
+  return params.ops.flatMap((op, i) => {
+    const message = op.pat.trim() === "" ? undefined : uncapturedMessage(op, i);
+    return message === undefined ? [] : [{ at: ["ops", i, "out"], message }];
+  });
+}
+
 export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters, AstEditDetails> {
+  const patternCheck = astCheck(host.cwd, (p: AstEditParams) =>
+    p.ops.flatMap((op, i) => (op.pat.trim() !== "" ? [{ pat: op.pat, at: ["ops", i, "pat"] }] : [])),
+  );
   return {
     name: "ast_edit",
     label: "AST Edit",
@@ -317,7 +339,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
       "Structural rewrite with ast-grep patterns: every match of `pat` is replaced by `out` (metavariables like $A and $$$ARGS substituted). Preview only: stages one pending action; nothing is written until it is resolved with apply.",
     parameters: astEditParameters,
     deferrable: true,
-    check: astCheck(host.cwd, (p: AstEditParams) => p.ops.flatMap((op, i) => (op.pat.trim() !== "" ? [{ pat: op.pat, at: ["ops", i, "pat"] }] : []))),
+    check: async (params, options) => [...(await patternCheck(params, options)), ...templateIssues(params)],
     async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
       const ops = editOps(params);
       const files = new EditFiles(ops, host.workspace);

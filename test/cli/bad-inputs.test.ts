@@ -35,6 +35,7 @@ const FILES: Record<string, string> = {
   "no-steps.yaml": "version: 1\nsteps: []\n",
   "not-map.yaml": "- a\n- b\n",
   "missing-required.yaml": "version: 1\nsteps:\n  - tool: ast_edit\n    with: { lang: ts }\n",
+  "uncaptured.yaml": 'version: 1\nsteps:\n  - tool: ast_edit\n    with:\n      ops: [{ pat: "foo($A)", out: "bar($B)" }]\n',
   "no-coercion.yaml": 'version: 1\nsteps:\n  - tool: ast_grep\n    with: { pat: [x], limit: "5" }\n',
   "resolve-bad.yaml": "version: 1\nsteps:\n  - tool: resolve\n    with: { action: apply }\n",
   "resolve-action.yaml": "version: 1\nsteps:\n  - tool: resolve\n    with: { action: maybe, reason: r }\n",
@@ -91,6 +92,11 @@ const CASES: Array<[name: string, args: string[], stderr: string]> = [
   ["empty steps", ["run", "no-steps.yaml"], "no-steps.yaml:2:8 steps: Expected array length to be greater or equal to 1"],
   ["recipe not a mapping", ["run", "not-map.yaml"], "not-map.yaml:1:1: A recipe must be a YAML mapping with version and steps"],
   ["missing required parameter", ["run", "missing-required.yaml"], 'missing-required.yaml:4:11 steps[0].with.ops: Missing required key "ops"'],
+  [
+    "a rewrite reading a metavariable its pattern does not capture",
+    ["run", "uncaptured.yaml"],
+    "uncaptured.yaml:5:36 steps[0].with.ops[0].out: `ops[0].out` uses $B, which `ops[0].pat` does not capture",
+  ],
   ['no coercion of "5" to a number', ["run", "no-coercion.yaml"], "no-coercion.yaml:4:30 steps[0].with.limit: Expected number"],
   ["resolve step without reason", ["run", "resolve-bad.yaml"], 'resolve-bad.yaml:4:11 steps[0].with.reason: Missing required key "reason"'],
   [

@@ -47,6 +47,16 @@ function isList(value: unknown): boolean {
   return Array.isArray(value);
 }
 
+/**
+ * Why op `i`'s `out` cannot be filled: a metavariable its `pat` does not capture (where the
+ * ast-grep CLI would write nothing, tollgate refuses); undefined when every one is captured.
+ */
+export function uncapturedMessage(op: EditOp, i: number): string | undefined {
+  const declared = patternCaptures(op.pat);
+  const name = templateNames(op.out).find((n) => !declared.has(n));
+  return name === undefined ? undefined : `\`ops[${i}].out\` uses $${name}, which \`ops[${i}].pat\` does not capture`;
+}
+
 /** Checks the ops and the limit (one clear message each) and prepares them. */
 export function editOps(params: { ops: readonly EditOp[]; sel?: string | undefined; limit?: number | undefined }): EditOps {
   const list = params.ops;
@@ -57,11 +67,9 @@ export function editOps(params: { ops: readonly EditOp[]; sel?: string | undefin
     if (typeof op.out !== "string") throw new ToolError(`\`ops[${i}].out\` must be a string`);
     if (seen.has(op.pat)) throw new ToolError(`Duplicate rewrite pattern: ${op.pat}`);
     seen.add(op.pat);
-    const declared = patternCaptures(op.pat);
-    for (const name of templateNames(op.out)) {
-      if (!declared.has(name)) throw new ToolError(`\`ops[${i}].out\` uses $${name}, which \`ops[${i}].pat\` does not capture`);
-    }
-    return declared;
+    const unknown = uncapturedMessage(op, i);
+    if (unknown !== undefined) throw new ToolError(unknown);
+    return patternCaptures(op.pat);
   });
   let limit: number | undefined;
   if (params.limit !== undefined) {
