@@ -202,3 +202,10 @@ export function runCli(args: string[], dir: string): { status: number | null; st
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The matches of a contextual pattern (`--selector`) over `dir`, or null when the CLI refuses it. */
+export function runContextual(dir: string, cliLang: string, pattern: string, sel: string): CliMatch[] | null {
+  const r = runCli(["run", `--pattern=${pattern}`, `--selector=${sel}`, "-l", cliLang, "--json=stream", "."], dir);
+  if (r.status !== 0 && r.status !== 1) return null;
+  return parseStream(r.stdout, dir);
+}

@@ -6,19 +6,22 @@
  * the CLI's: the same files, ranges and first lines; a rule the CLI refuses must be refused by
  * ast_scan too. The fix differential applies rules with fixes (templates, rewriters, expandEnd)
  * through the real CLI with an auto-apply policy and with `ast-grep scan --update-all`, and the
- * template ones also as the ops of one ast_edit step: the trees must be the CLI's. Languages whose
+ * template ones also as the ops of one ast_edit step: the trees must be the CLI's. The selector
+ * differential matches contextual patterns (a node's parent with the node turned into a pattern,
+ * `sel` its kind) with ast_grep and with `ast-grep run --selector`. Languages whose
  * napi grammar is another tree-sitter version than the CLI's (Go, Rust) are left out: there kinds
- * and shapes may differ by design. `TOLLGATE_DIFF_RULES`, `TOLLGATE_DIFF_FIXES` and
- * `TOLLGATE_DIFF_SEED` set the rules and fix rules per language and the seed.
+ * and shapes may differ by design. `TOLLGATE_DIFF_RULES`, `TOLLGATE_DIFF_FIXES`,
+ * `TOLLGATE_DIFF_SELECTORS` and `TOLLGATE_DIFF_SEED` set the cases per language and the seed.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { ensureLanguages, LANGS, loadNapi } from "../../src/tools/ast/langs.js";
+import { preprocessPattern } from "../../src/tools/ast/fixed-string.js";
+import { ensureLanguages, expandoChar, LANGS, loadNapi } from "../../src/tools/ast/langs.js";
 import { testdir, tollgate } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
-import { runCli, scanRules, type CliMatch } from "./cli.js";
+import { runCli, runContextual, scanRules, type CliMatch } from "./cli.js";
 import { compareLines, rangeKey, stringLineStarts, Verdict } from "./compare.js";
 import { corpus, usable, type CorpusLang } from "./corpus.js";
 import { candidates, makePattern, makeRewrite, neverEmpty, pick, rng, shuffle, type RewriteCase, type Source } from "./generate.js";
@@ -32,6 +35,7 @@ const RULES = env("TOLLGATE_DIFF_RULES", 40);
 const SEED = env("TOLLGATE_DIFF_SEED", 20260);
 const FILES = 12;
 const FIX_RULES = env("TOLLGATE_DIFF_FIXES", 8);
+const SELECTORS = env("TOLLGATE_DIFF_SELECTORS", 8);
 const SAME_GRAMMAR = new Set(["ts", "tsx", "js", "json", "css", "html", "python"]);
 const LANGUAGES = corpus().filter((l) => SAME_GRAMMAR.has(l.lang));
 const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
@@ -310,6 +314,88 @@ describe(`generative fix differential: ast_scan applied vs ast-grep scan --updat
       expect(rules.length, "rules made").toBeGreaterThanOrEqual(1);
       expect(changed, "files the CLI rewrote").toBeGreaterThanOrEqual(1);
       expect(failures, `${failures.join("\n\n")}\n\nrules:\n${rules.map((x) => JSON.stringify(x)).join("\n")}`).toEqual([]);
+    });
+  }
+});
+
+/** Whether a pattern's context parses with an ERROR node (its metavariables read as the language's expando character). */
+function hasErrorIn(napi: Awaited<ReturnType<typeof loadNapi>>, napiLang: string, context: string): boolean {
+  const text = preprocessPattern(context, expandoChar(napiLang));
+  return (
+    napi
+      .parse(napiLang, text)
+      .root()
+      .find({ rule: { kind: "ERROR" } }) !== null
+  );
+}
+
+describe(`generative selector differential: ast_grep with sel vs ast-grep run --selector (seed ${SEED})`, () => {
+  for (const l of LANGUAGES) {
+    const test = l.files.length === 0 ? it.skip : it;
+    test(`${l.lang}: ${l.missing ?? "contextual patterns drawn from real nodes match as the CLI's do"}`, { timeout: 120_000 }, async () => {
+      const r = rng(SEED ^ hash(`selectors:${l.lang}`));
+      const dir = await testdir();
+      const sources = await copyClean(l, r, dir);
+      const napi = await loadNapi();
+      const failures: string[] = [];
+      let made = 0;
+      let matched = 0;
+      let recovered = 0;
+      const seen = new Set<string>();
+      for (let attempt = 0; attempt < 400 && made < SELECTORS; attempt++) {
+        const s = pick(r, sources);
+        const nodes = candidates(s.root).filter((n) => n.parent()?.parent() !== null);
+        if (nodes.length === 0) continue;
+        const n = pick(r, nodes);
+        const g = makePattern(r, s, n, r() < 0.5);
+        if (!g) continue;
+        // The context: the node's parent (or grandparent) with the node's text turned into the pattern.
+        const up = r() < 0.5 ? n.parent()! : (n.parent()!.parent() ?? n.parent()!);
+        const [ps, pe] = [up.range().start.index, up.range().end.index];
+        const context = s.text.slice(ps, g.start) + g.pattern + s.text.slice(g.end, pe);
+        const sel = String(n.kind());
+        if (seen.has(`${context}\0${sel}`) || context.length > 2000) continue;
+        seen.add(`${context}\0${sel}`);
+        made++;
+        const cli = runContextual(dir, l.cli, context, sel);
+        const got = await makeHost(dir)
+          .call("ast_grep", { pat: [context], sel, lang: l.lang, limit: 1_000_000 })
+          .then(
+            (x) => x.details.matches as Array<{ path: string; line: number; col: number; endLine: number; endCol: number; text: string }>,
+            () => null,
+          );
+        const head = `${l.lang} ${JSON.stringify(context.slice(0, 200))} / ${sel}`;
+        // A context that does not parse cleanly is recovered by napi (UTF-16) and the CLI (UTF-8)
+        // each in its own way, so the two can select different nodes (the CLI warns of such a
+        // pattern, and so does tollgate): a difference there is counted, not failed.
+        const differ = (why: string) => {
+          if (hasErrorIn(napi, l.napi, context)) recovered++;
+          else failures.push(why);
+        };
+        if ((cli === null) !== (got === null)) {
+          differ(`${head}: the CLI ${cli === null ? "refuses" : "takes"} it, ast_grep ${got === null ? "refuses" : "takes"} it`);
+          continue;
+        }
+        if (cli === null || got === null) continue;
+        if (cli.length > 0) matched++;
+        const want = cli.map((m) => `${m.file}:${rangeKey(m)}`).sort();
+        const have = got.map((m) => `${m.path}:${rangeKey(m)}`).sort();
+        if (JSON.stringify(want) !== JSON.stringify(have))
+          differ(
+            `${head}: CLI ${want.length}, tollgate ${have.length}\n  only the CLI: ${want
+              .filter((k) => !have.includes(k))
+              .slice(0, 4)
+              .join(" ")}\n  only tollgate: ${have
+              .filter((k) => !want.includes(k))
+              .slice(0, 4)
+              .join(" ")}`,
+          );
+      }
+      console.log(
+        `${l.lang}: ${sources.length} files, ${made} contextual patterns (${matched} matching), ${recovered} differing where the context does not parse cleanly, unexplained ${failures.length}`,
+      );
+      expect(made, "patterns made").toBeGreaterThanOrEqual(Math.min(4, Math.ceil(SELECTORS / 2)));
+      expect(failures, failures.join("\n\n")).toEqual([]);
     });
   }
 });
