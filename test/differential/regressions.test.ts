@@ -114,4 +114,17 @@ describe("generative differential findings", () => {
       }
     }
   });
+
+  it("counts a column in characters, as the CLI does, where a character outside the BMP comes first on the line", async () => {
+    const files = { "a.ts": 'const s = "é"; foo(1);\nconst e = "😀"; foo(2); const f = "👍🏽"; foo(3);\n' };
+    const { cli, tg, details } = await both(files, "ts", "TypeScript", "foo($A)");
+    expect(cli).toEqual(['a.ts:1:16-1:22 "foo(1)"', 'a.ts:2:16-2:22 "foo(2)"', 'a.ts:2:40-2:46 "foo(3)"']);
+    expect(tg).toEqual(cli);
+    // ast_edit's change details too.
+    const dir = await testdir(files);
+    const edit = await makeHost(dir).call("ast_edit", { ops: [{ pat: "foo($A)", out: "bar($A)" }], lang: "ts" });
+    const cols = (edit.details.changes as Array<{ line: number; col: number; endCol: number }>).map((c) => `${c.line}:${c.col}-${c.endCol}`);
+    expect(cols).toEqual(["1:16-22", "2:16-22", "2:40-46"]);
+    expect(details.matches.length).toBe(3);
+  });
 });

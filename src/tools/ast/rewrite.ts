@@ -323,10 +323,17 @@ export function pairsOf(matches: readonly EditPair[]): string {
 /** 1-based line/column (UTF-16 columns) of offsets in a text, computed lazily. */
 export class LineIndex {
   #starts: number[] | undefined;
+  #astral: boolean | undefined;
   constructor(readonly text: string) {}
+  /** 1-based line and column; a column counts characters (code points), as the ast-grep CLI's do. */
   pos(offset: number): { line: number; col: number } {
     this.#starts ??= lineStarts(this.text);
     const line = lastAtOrBefore(this.#starts, offset);
-    return { line: line + 1, col: offset - this.#starts[line]! + 1 };
+    const start = this.#starts[line]!;
+    let col = offset - start + 1;
+    // A character outside the BMP is two UTF-16 units and one column.
+    this.#astral ??= /[\uD800-\uDBFF]/.test(this.text);
+    if (this.#astral) for (let i = start; i < offset; i++) if ((this.text.charCodeAt(i) & 0xfc00) === 0xdc00) col--;
+    return { line: line + 1, col };
   }
 }
