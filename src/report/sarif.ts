@@ -233,7 +233,8 @@ function logOf(report: Report, allRules: SarifRule[], results: SarifResult[], to
           },
         },
         automationDetails: { id: automationId(report) },
-        columnKind: "utf16CodeUnits",
+        // Columns count characters (code points), as ast-grep's own do.
+        columnKind: "unicodeCodePoints",
         originalUriBaseIds: { "%SRCROOT%": { description: { text: "The repository root" } } },
         invocations: [
           {

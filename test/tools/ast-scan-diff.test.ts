@@ -195,6 +195,32 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     expect(await readFile(path.join(root, "tg/src/a.ts"), "utf8")).toBe(fixed);
   }, 60_000);
 
+  it("places findings at the CLI's columns, counted in characters, after a character outside the BMP", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-columns-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    await mkdir(path.join(root, "src"), { recursive: true });
+    await writeFile(path.join(root, "src/a.ts"), 'const e = "😀"; foo(2); const f = "👍🏽"; foo(3);\n');
+    await writeFile(path.join(root, "rule.yml"), 'id: foo\nlanguage: TypeScript\nseverity: warning\nrule: { pattern: "foo($A)" }\n');
+    const cli = await execa(SG, ["scan", "--rule", "rule.yml", "--json=compact", "src"], { cwd: root, reject: false });
+    const want = (JSON.parse(cli.stdout) as Array<{ range: { start: { line: number; column: number }; end: { line: number; column: number } } }>)
+      .map((m) => `${m.range.start.line + 1}:${m.range.start.column + 1}-${m.range.end.line + 1}:${m.range.end.column + 1}`)
+      .sort();
+    expect(want).toEqual(["1:16-1:22", "1:40-1:46"]);
+    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { rules: [rule.yml], path: src }\n");
+    const tg = await tollgate(["run", "recipe.yaml", "--format", "json", "--sarif", "out.sarif"], { cwd: root });
+    const findings = JSON.parse(tg.stdout).steps[0].details.findings as Array<{
+      start: { line: number; column: number };
+      end: { line: number; column: number };
+    }>;
+    expect(findings.map((f) => `${f.start.line}:${f.start.column}-${f.end.line}:${f.end.column}`).sort()).toEqual(want);
+    // The SARIF log says which columns it counts.
+    const sarif = JSON.parse(await readFile(path.join(root, "out.sarif"), "utf8")) as {
+      runs: Array<{ columnKind: string; results: Array<{ locations: Array<{ physicalLocation: { region: { startColumn: number } } }> }> }>;
+    };
+    expect(sarif.runs[0]!.columnKind).toBe("unicodeCodePoints");
+    expect(sarif.runs[0]!.results.map((r) => r.locations[0]!.physicalLocation.region.startColumn).sort((a, b) => a - b)).toEqual([16, 40]);
+  }, 60_000);
+
   it("takes, as the CLI does, a fix reading a metavariable written right before a template substitution", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-template-"));
     onTestFinished(() => rm(root, { recursive: true, force: true }));

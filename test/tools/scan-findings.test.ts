@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { languageOf, ruleFindings } from "../../src/tools/scan/scan.js";
-import { lineStarts } from "../../src/workspace/text.js";
+import { LineIndex } from "../../src/tools/ast/rewrite.js";
 import type { ScanRule } from "../../src/tools/scan/types.js";
 
 const rule: ScanRule = {
@@ -15,7 +15,7 @@ const rule: ScanRule = {
 
 describe("ruleFindings", () => {
   const text = "foo(1);\n  foo(2); foo(3)\n";
-  const starts = lineStarts(text);
+  const starts = new LineIndex(text);
 
   it("orders matches by start, positions are 1-based, and a fix overlapping an earlier one is left out", () => {
     const { findings, edits } = ruleFindings(rule, "a.js", text, starts, [
@@ -37,7 +37,7 @@ describe("ruleFindings", () => {
 
   it("keeps the first line of a match, cut at 200 characters", () => {
     const long = `${"x".repeat(250)}\nrest`;
-    const { findings } = ruleFindings(rule, "b.js", long, lineStarts(long), [{ start: 0, end: long.length, message: "" }]);
+    const { findings } = ruleFindings(rule, "b.js", long, new LineIndex(long), [{ start: 0, end: long.length, message: "" }]);
     expect(findings[0]!.text).toBe(`${"x".repeat(200)}…`);
   });
 });

@@ -7,7 +7,6 @@ import { discoverFiles } from "../../discovery/index.js";
 import { ToolError } from "../../errors.js";
 import { messageOf } from "../../util/thrown.js";
 import { globMatcher } from "../../policy/glob.js";
-import { lineStarts, lastAtOrBefore } from "../../workspace/text.js";
 import type { FileScope } from "../host.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ResultCache } from "../../cache/index.js";
@@ -15,7 +14,7 @@ import type { EngineJob } from "../ast/engine.js";
 import { ensureLanguages, langById, langOfPath, loadNapi } from "../ast/langs.js";
 import { buildPrefilter, patternCaptures } from "../ast/pattern.js";
 import { processFiles, type AstTuning } from "../ast/pool.js";
-import type { RawMatch } from "../ast/rewrite.js";
+import { LineIndex, type RawMatch } from "../ast/rewrite.js";
 import { describeSkip } from "../ast/search.js";
 import { evaluateMatch, type Evaluated } from "./fix.js";
 import { renderFix, renderMessage, type TemplateEnv } from "./template.js";
@@ -91,9 +90,10 @@ export interface ScanInput {
   tuning?: AstTuning | undefined;
 }
 
-function posAt(starts: number[], offset: number): Position {
-  const line = lastAtOrBefore(starts, offset);
-  return { line: line + 1, column: offset - starts[line]! + 1 };
+/** A finding's position, its column in characters as the CLI's (LineIndex). */
+function posAt(index: LineIndex, offset: number): Position {
+  const { line, col } = index.pos(offset);
+  return { line, column: col };
 }
 
 /**
@@ -354,7 +354,7 @@ export function ruleFindings(
   rule: ScanRule,
   path: string,
   text: string,
-  starts: number[],
+  index: LineIndex,
   good: Evaluated[],
 ): { findings: Finding[]; edits: FileFix["edits"] } {
   const findings: Finding[] = [];
@@ -368,14 +368,14 @@ export function ruleFindings(
       ...(rule.note !== undefined ? { note: rule.note } : {}),
       ...(rule.url !== undefined ? { url: rule.url } : {}),
       path,
-      start: posAt(starts, ev.start),
-      end: posAt(starts, ev.end),
+      start: posAt(index, ev.start),
+      end: posAt(index, ev.end),
       text: matchedText(text, ev.start, ev.end),
     };
     if (ev.fix && ev.fix.start >= lastEnd && text.slice(ev.fix.start, ev.fix.end) !== ev.fix.text) {
       edits.push(ev.fix);
       lastEnd = ev.fix.end;
-      finding.replacement = { start: posAt(starts, ev.fix.start), end: posAt(starts, ev.fix.end), text: ev.fix.text };
+      finding.replacement = { start: posAt(index, ev.fix.start), end: posAt(index, ev.fix.end), text: ev.fix.text };
     }
     findings.push(finding);
   }
@@ -390,12 +390,12 @@ function collectOutput(ctx: ScanCtx, files: readonly ScanFile[]): ScanOutput {
   for (const file of files) {
     const fh = ctx.hits.take(file.rel);
     if (!fh) continue;
-    const starts = lineStarts(fh.text);
+    const index = new LineIndex(fh.text);
     for (const rule of ctx.rules) {
       const h = fh.byRule.get(rule);
       if (!h) continue;
-      for (const b of h.bad) parseIssues.push({ rule: rule.id, path: file.rel, start: posAt(starts, b.start) });
-      const found = ruleFindings(rule, file.rel, fh.text, starts, h.good);
+      for (const b of h.bad) parseIssues.push({ rule: rule.id, path: file.rel, start: posAt(index, b.start) });
+      const found = ruleFindings(rule, file.rel, fh.text, index, h.good);
       findings.push(...found.findings);
       if (found.edits.length === 0) continue;
       const entry = fixes.get(rule) ?? { rule, files: [], count: 0 };
