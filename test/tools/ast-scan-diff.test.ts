@@ -33,6 +33,24 @@ async function tree(dir: string, base = dir): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * `src/a.ts` holding `source`, fixed with the rule file `rule` by `ast-grep scan --update-all`
+ * (in `root/cli`) and by the real CLI's ast_scan with an auto-apply policy (in `root/tg`).
+ */
+async function fixedByBoth(root: string, source: string, rule: string): Promise<{ fixed: string; ours: string }> {
+  for (const side of ["cli", "tg"]) {
+    await mkdir(path.join(root, side, "src"), { recursive: true });
+    await writeFile(path.join(root, side, "src/a.ts"), source);
+  }
+  await writeFile(path.join(root, "rule.yml"), rule);
+  const cli = await execa(SG, ["scan", "--rule", path.join(root, "rule.yml"), "--update-all", "src"], { cwd: path.join(root, "cli"), reject: false });
+  expect(cli.exitCode, cli.stderr).toBe(0);
+  await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { rules: [rule.yml], path: src }\n");
+  const tg = await tollgate(["run", path.join(root, "recipe.yaml"), "--cwd", path.join(root, "tg"), "--mode", "auto-apply"], { cwd: root });
+  expect(tg.code, tg.stderr).toBe(0);
+  return { fixed: await readFile(path.join(root, "cli/src/a.ts"), "utf8"), ours: await readFile(path.join(root, "tg/src/a.ts"), "utf8") };
+}
+
 describe("ast_scan vs ast-grep scan --update-all", () => {
   it("gives the CLI's tree and the CLI's finding positions on the fixture rule set", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "tollgate-scan-diff-"));
@@ -180,19 +198,9 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
       "  }",
       "",
     ].join("\n");
-    for (const side of ["cli", "tg"]) {
-      await mkdir(path.join(root, side, "src"), { recursive: true });
-      await writeFile(path.join(root, side, "src/a.ts"), source);
-    }
-    await writeFile(path.join(root, "rule.yml"), rule);
-    const cli = await execa(SG, ["scan", "--rule", path.join(root, "rule.yml"), "--update-all", "src"], { cwd: path.join(root, "cli"), reject: false });
-    expect(cli.exitCode, cli.stderr).toBe(0);
-    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { rules: [rule.yml], path: src }\n");
-    const tg = await tollgate(["run", path.join(root, "recipe.yaml"), "--cwd", path.join(root, "tg"), "--mode", "auto-apply"], { cwd: root });
-    expect(tg.code, tg.stderr).toBe(0);
-    const fixed = await readFile(path.join(root, "cli/src/a.ts"), "utf8");
+    const { fixed, ours } = await fixedByBoth(root, source, rule);
     expect(fixed).toContain("q(notKeyword)");
-    expect(await readFile(path.join(root, "tg/src/a.ts"), "utf8")).toBe(fixed);
+    expect(ours).toBe(fixed);
   }, 60_000);
 
   it("places findings at the CLI's columns, counted in characters, after a character outside the BMP", async () => {
@@ -226,19 +234,9 @@ describe("ast_scan vs ast-grep scan --update-all", () => {
     onTestFinished(() => rm(root, { recursive: true, force: true }));
     const source = "const a = `hello${name}`;\nconst b = `bye${name}!`;\n";
     const rule = 'id: greeting\nlanguage: TypeScript\nrule: { pattern: "`$A${name}`" }\nfix: "`$A, ${name}`"\n';
-    for (const side of ["cli", "tg"]) {
-      await mkdir(path.join(root, side, "src"), { recursive: true });
-      await writeFile(path.join(root, side, "src/a.ts"), source);
-    }
-    await writeFile(path.join(root, "rule.yml"), rule);
-    const cli = await execa(SG, ["scan", "--rule", path.join(root, "rule.yml"), "--update-all", "src"], { cwd: path.join(root, "cli"), reject: false });
-    expect(cli.exitCode, cli.stderr).toBe(0);
-    await writeFile(path.join(root, "recipe.yaml"), "version: 1\nsteps:\n  - id: scan\n    tool: ast_scan\n    with: { rules: [rule.yml], path: src }\n");
-    const tg = await tollgate(["run", path.join(root, "recipe.yaml"), "--cwd", path.join(root, "tg"), "--mode", "auto-apply"], { cwd: root });
-    expect(tg.code, tg.stderr).toBe(0);
-    const fixed = await readFile(path.join(root, "cli/src/a.ts"), "utf8");
+    const { fixed, ours } = await fixedByBoth(root, source, rule);
     expect(fixed).toContain("`hello, ${name}`");
-    expect(await readFile(path.join(root, "tg/src/a.ts"), "utf8")).toBe(fixed);
+    expect(ours).toBe(fixed);
   }, 60_000);
 
   it("names the util of a cyclic `matches`, as the CLI does (napi's chain of causes on one line)", async () => {
