@@ -31,11 +31,11 @@ const env = (name: string, fallback: number) => {
   const v = process.env[name];
   return v === undefined || v === "" ? fallback : Number(v);
 };
-const RULES = env("TOLLGATE_DIFF_RULES", 40);
+const RULES = env("TOLLGATE_DIFF_RULES", 30);
 const SEED = env("TOLLGATE_DIFF_SEED", 20260);
 const FILES = 12;
-const FIX_RULES = env("TOLLGATE_DIFF_FIXES", 8);
-const SELECTORS = env("TOLLGATE_DIFF_SELECTORS", 8);
+const FIX_RULES = env("TOLLGATE_DIFF_FIXES", 6);
+const SELECTORS = env("TOLLGATE_DIFF_SELECTORS", 6);
 const SAME_GRAMMAR = new Set(["ts", "tsx", "js", "json", "css", "html", "python"]);
 const LANGUAGES = corpus().filter((l) => SAME_GRAMMAR.has(l.lang));
 const hash = (s: string) => Array.from(s).reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261);
