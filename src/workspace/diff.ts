@@ -147,7 +147,6 @@ interface Window {
   b0: number;
   b1: number;
   a0: number;
-  a1: number;
   bFrom: number;
   bTo: number;
   aFrom: number;
@@ -194,7 +193,7 @@ function windowEnd(text: string, end: number, last: number): { b1: number; bTo: 
  * text between and around the edits is read (line ends counted as the edits go).
  */
 function windowsOf(before: string, edits: readonly TextEdit[]): Window[] {
-  const windows: Array<Window & { dl: number; dc: number }> = [];
+  const windows: Window[] = [];
   // lines and characters `after` has gained over `before` so far
   let dl = 0;
   let dc = 0;
@@ -212,7 +211,7 @@ function windowsOf(before: string, edits: readonly TextEdit[]): Window[] {
     if (!(windows.length > 0 && b0 <= windows[windows.length - 1]!.b1)) {
       let bFrom = lineStartAt(before, e.start);
       for (let k = first; k > b0; k--) bFrom = previousLineStart(before, bFrom);
-      windows.push({ b0, b1: 0, a0: b0 + dl, a1: 0, bFrom, bTo: 0, aFrom: bFrom + dc, aTo: 0, blocks: [], dl, dc });
+      windows.push({ b0, b1: 0, a0: b0 + dl, bFrom, bTo: 0, aFrom: bFrom + dc, aTo: 0, blocks: [] });
     }
     const w = windows[windows.length - 1]!;
     dl += added - (last - first);
@@ -220,10 +219,7 @@ function windowsOf(before: string, edits: readonly TextEdit[]): Window[] {
     const { b1, bTo } = windowEnd(before, e.end, last);
     w.b1 = b1;
     w.bTo = bTo;
-    w.a1 = b1 + dl;
     w.aTo = bTo + dc;
-    w.dl = dl;
-    w.dc = dc;
     addBlock(w.blocks, { o0: first - w.b0, o1: last + 1 - w.b0, n0: aFirst - w.a0, n1: aFirst + added + 1 - w.a0 });
   }
   return windows;

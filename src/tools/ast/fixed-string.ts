@@ -4,8 +4,8 @@
  * as empty). A match can lack it: after a `$$$` ellipsis ast-grep skips the pattern's unnamed
  * tokens, so `($$$A === $C)` matches `(typeof a !== "f")`, which the CLI reports only in files
  * holding `===` somewhere. ast_grep and ast_edit follow `run` (also with a selector); `scan` (and
- * ast_scan) has no such check. Its root also tells whether `scan` takes a pattern rule at all: one whose root is an
- * ERROR node has no node kinds to match.
+ * ast_scan) has no such check. The pattern's root also tells whether `scan` takes a pattern rule
+ * at all: one whose root is an ERROR node has no node kinds to match.
  */
 import { expandoChar, type Napi } from "./langs.js";
 

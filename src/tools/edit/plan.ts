@@ -51,8 +51,7 @@ function isList(value: unknown): boolean {
  * Why op `i`'s `out` cannot be filled: a metavariable its `pat` does not capture (where the
  * ast-grep CLI would write nothing, tollgate refuses); undefined when every one is captured.
  */
-export function uncapturedMessage(op: EditOp, i: number): string | undefined {
-  const declared = patternCaptures(op.pat);
+export function uncapturedMessage(op: EditOp, i: number, declared: ReadonlyMap<string, boolean> = patternCaptures(op.pat)): string | undefined {
   const name = templateNames(op.out).find((n) => !declared.has(n));
   return name === undefined ? undefined : `\`ops[${i}].out\` uses $${name}, which \`ops[${i}].pat\` does not capture`;
 }
@@ -67,9 +66,10 @@ export function editOps(params: { ops: readonly EditOp[]; sel?: string | undefin
     if (typeof op.out !== "string") throw new ToolError(`\`ops[${i}].out\` must be a string`);
     if (seen.has(op.pat)) throw new ToolError(`Duplicate rewrite pattern: ${op.pat}`);
     seen.add(op.pat);
-    const unknown = uncapturedMessage(op, i);
+    const declared = patternCaptures(op.pat);
+    const unknown = uncapturedMessage(op, i, declared);
     if (unknown !== undefined) throw new ToolError(unknown);
-    return patternCaptures(op.pat);
+    return declared;
   });
   let limit: number | undefined;
   if (params.limit !== undefined) {

@@ -456,10 +456,13 @@ async function napiCheck(rules: RawRule[], issues: Issue[]): Promise<void> {
   for (const raw of rules) {
     const r = raw.rule!;
     const before = issues.length;
-    tryConfig(raw, napiConfigOf(r), raw.nodes.get("rule")?.value, `rule ${r.id}`);
-    if (issues.length === before && !hasPotentialKinds(r.rule, r.utils, (p) => patternRootIsError(napi, r.lang, p))) {
+    // A rule without node kinds is refused as the CLI refuses it (patterns parsed for an ERROR root).
+    if (!hasPotentialKinds(r.rule, r.utils, (p) => patternRootIsError(napi, r.lang, p))) {
       issue(raw.ctx, raw.nodes.get("rule")?.value ?? raw.root, MISSING_KINDS);
+      raw.rule = undefined;
+      continue;
     }
+    tryConfig(raw, napiConfigOf(r), raw.nodes.get("rule")?.value, `rule ${r.id}`);
     for (const rw of r.rewriters ?? []) {
       tryConfig(
         raw,
@@ -563,12 +566,6 @@ export async function loadRuleSet(src: RuleSources): Promise<RuleSet> {
     const globals: Record<string, RuleObject> = {};
     for (const u of utils) if (u.lang === raw.rule.lang) Object.assign(globals, u.utils, { [u.id]: u.rule });
     if (Object.keys(globals).length > 0) raw.rule.utils = { ...globals, ...raw.rule.utils };
-  }
-  for (const raw of raws) {
-    if (raw.rule && !hasPotentialKinds(raw.rule.rule, raw.rule.utils)) {
-      issue(raw.ctx, raw.nodes.get("rule")?.value ?? raw.root, MISSING_KINDS);
-      raw.rule = undefined;
-    }
   }
   const ok = raws.filter((r) => r.rule);
   await napiCheck(ok, issues);
