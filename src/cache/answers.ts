@@ -1,7 +1,7 @@
 /**
  * The answers the cache keeps and how each is checked: the ast engine's matches of a file (for
- * ast_grep, ast_edit and ast_scan's plain-pattern rules) and ast_scan's evaluated matches of the
- * rules that apply to a file.
+ * ast_grep, ast_edit and ast_scan's plain-pattern rules), ast_scan's evaluated matches of the
+ * rules that apply to a file, and what staging derived from a file's edits (its diff).
  */
 import type { AnswerCodec } from "./store.js";
 
@@ -81,4 +81,26 @@ export const scanCodec: AnswerCodec<ScanAnswer> = {
       for (const b of r.bad) yield [b.start, b.end];
     }
   },
+};
+
+/** What staging derived from a file's text and edits (domain StagedDiff), with the edits' ranges it was made at. */
+export interface StagedAnswer {
+  edits: Range[];
+  afterSha256: string;
+  additions: number;
+  deletions: number;
+  diff: string;
+}
+
+export const stagedCodec: AnswerCodec<StagedAnswer> = {
+  is: (v): v is StagedAnswer =>
+    isObj(v) &&
+    Array.isArray(v.edits) &&
+    v.edits.every(isRange) &&
+    typeof v.afterSha256 === "string" &&
+    /^[0-9a-f]{64}$/.test(v.afterSha256) &&
+    isInt(v.additions) &&
+    isInt(v.deletions) &&
+    typeof v.diff === "string",
+  ranges: (v) => v.edits,
 };

@@ -4,7 +4,8 @@
  * on code the cache cannot key exactly).
  */
 import { sha256 } from "../util/hash.js";
-import { engineCodec, scanCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
+import type { EditRequest, StagedDiff, StagingMemo } from "../domain/types.js";
+import { engineCodec, scanCodec, stagedCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
 import type { JobView, ResultStore } from "./store.js";
 
 export type { EngineAnswer, ScanAnswer } from "./answers.js";
@@ -64,6 +65,31 @@ export class ResultCache {
       scanCodec,
     );
     return view && { get: (lang, content) => view.get(lang, content), put: (lang, content, answer) => view.put(lang, content, answer) };
+  }
+
+  /**
+   * What staging derived from a file's edits (its diff), by path, edits and the file's sha256:
+   * one view for every step, since that is all it depends on.
+   */
+  staging(): StagingMemo | undefined {
+    const view = this.store.view("staging", null, stagedCodec);
+    if (!view) return undefined;
+    const ranges = (req: EditRequest) => (req.edits ?? []).map((e): [number, number] => [e.start, e.end]);
+    const partOf = (req: EditRequest) => sha256(`${req.path}\0${JSON.stringify((req.edits ?? []).map((e) => [e.start, e.end, e.text]))}`);
+    const sameRanges = (a: Array<[number, number]>, b: Array<[number, number]>) =>
+      a.length === b.length && a.every((r, i) => r[0] === b[i]![0] && r[1] === b[i]![1]);
+    return {
+      get(req, before) {
+        if (req.beforeSha256 === null) return undefined;
+        const got = view.get(partOf(req), { sha256: req.beforeSha256, text: before });
+        if (!got || !sameRanges(got.edits, ranges(req))) return undefined;
+        return { afterSha256: got.afterSha256, additions: got.additions, deletions: got.deletions, diff: got.diff };
+      },
+      put(req, before, staged: StagedDiff) {
+        if (req.beforeSha256 === null || staged.afterSha256 === null) return;
+        view.put(partOf(req), { sha256: req.beforeSha256, text: before }, { edits: ranges(req), ...staged, afterSha256: staged.afterSha256 });
+      },
+    };
   }
 
   close(): Promise<void> {

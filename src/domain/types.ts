@@ -87,6 +87,28 @@ export interface EditRequest {
 }
 
 /**
+ * What staging derives from a file's text and its edits, besides the edits: kept across runs by
+ * the result cache (`--cache`), so a file staged again with the same text and edits is not
+ * diffed again.
+ */
+export interface StagedDiff {
+  afterSha256: string | null;
+  additions: number;
+  deletions: number;
+  /** The file's part of the git-style unified diff. */
+  diff: string;
+}
+
+/**
+ * StagedDiffs by request (path, `beforeSha256`, edits), each checked against the text it was
+ * made from (`before`); a miss is undefined (staging then diffs).
+ */
+export interface StagingMemo {
+  get(request: EditRequest, before: string): StagedDiff | undefined;
+  put(request: EditRequest, before: string, staged: StagedDiff): void;
+}
+
+/**
  * A pending action as the store holds it: what its producer made, never written to by
  * the runner. The runner's bookkeeping about it is a separate record (StagedAction).
  */

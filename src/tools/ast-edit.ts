@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
-import type { AgentToolResult, CheckIssue, FileChange, TextEdit, Tool } from "../domain/types.js";
+import type { AgentToolResult, CheckIssue, FileChange, StagingMemo, TextEdit, Tool } from "../domain/types.js";
 import type { FileResult } from "./ast/engine.js";
 import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
@@ -167,6 +167,7 @@ class EditFiles {
   constructor(
     readonly ops: EditOps,
     readonly workspace: ToolHost["workspace"],
+    readonly memo: StagingMemo | undefined,
   ) {}
 
   start(s: SearchStart): void {
@@ -215,9 +216,10 @@ class EditFiles {
     const perOp: number[] = new Array<number>(this.ops.pats.length).fill(0);
     for (const m of plan.matches) perOp[m.op]!++;
     // Staging with the text in hand computes the diff (spilled) now; the change keeps edits.
-    const change = this.workspace.stageEdits([
-      { path: plan.rel, beforeSha256: plan.sha256, text: plan.text, edits: detach(editsOf(plan)), rebase: editRebase(makeRebase(plan, this.ops, prefilter)) },
-    ]);
+    const change = this.workspace.stageEdits(
+      [{ path: plan.rel, beforeSha256: plan.sha256, text: plan.text, edits: detach(editsOf(plan)), rebase: editRebase(makeRebase(plan, this.ops, prefilter)) }],
+      this.memo,
+    );
     // A file whose staging fails fails the step (changes()); none is left unhandled meanwhile.
     change.catch(ignore);
     this.outcomes.push({ index, rel: plan.rel, count: plan.matches.length, perOp, ...detach(previewOf(plan)), change });
@@ -342,7 +344,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
     check: async (params, options) => [...(await patternCheck(params, options)), ...templateIssues(params)],
     async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
       const ops = editOps(params);
-      const files = new EditFiles(ops, host.workspace);
+      const files = new EditFiles(ops, host.workspace, host.cache?.staging());
       const search = await runSearch({
         onUpdate,
         ...searchContext(host),

@@ -125,11 +125,13 @@ async function stepRuleSet(host: ToolHost, params: AstScanParams): Promise<RuleS
  */
 async function stageFixes(host: ToolHost, out: ScanOutput, stepId: string): Promise<AstScanDetails["actions"]> {
   const actions: AstScanDetails["actions"] = [];
+  const memo = host.cache?.staging();
   for (const rf of out.fixes) {
     let changes;
     try {
       changes = await host.workspace.stageEdits(
         rf.files.map((f) => ({ path: f.path, beforeSha256: f.sha256, ...(f.text !== undefined ? { text: f.text } : {}), edits: f.edits })),
+        memo,
       );
     } catch (err) {
       if (err instanceof StaleError) throw new ToolError(`${err.message} (rule ${rf.rule.id}); run again`);

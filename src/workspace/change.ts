@@ -1,6 +1,6 @@
 import { isAscii } from "node:buffer";
 import type { SpillStore } from "../spill/store.js";
-import type { FileChange, TextEdit } from "../domain/types.js";
+import type { FileChange, StagedDiff, TextEdit } from "../domain/types.js";
 import { sha256 } from "../util/hash.js";
 import { changeKind, fileDiff } from "./diff.js";
 
@@ -63,37 +63,43 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
+/** What buildChange is given: the texts in hand at staging or apply time and the edits between them. */
+interface ChangeInput {
+  path: string;
+  before: string | null;
+  beforeSha256: string | null;
+  after: string | null;
+  edits: readonly TextEdit[];
+  rebase?: FileChange["rebase"];
+  movable?: boolean;
+  /** `after` is applyEdits(before, edits). */
+  applied?: boolean;
+}
+
+/** The parts of a change derived from its texts: the after hash, the line counts and the diff. */
+export function stagedDiff(input: ChangeInput): StagedDiff {
+  const { path, before, after, edits } = input;
+  const d = fileDiff({ path, before, after, edits: before !== null && after !== null ? edits : undefined, applied: input.applied });
+  return { afterSha256: after === null ? null : sha256(after), additions: d.additions, deletions: d.deletions, diff: d.text };
+}
+
 /**
  * A FileChange from the texts in hand at staging or apply time: the hashes, the edits, the line
  * counts and the diff (spilled). `before`/`after` are released by the caller afterwards; the
- * change keeps neither.
+ * change keeps neither. `derived` is stagedDiff(input) when the caller has it already.
  */
-export function buildChange(
-  spill: SpillStore,
-  input: {
-    path: string;
-    before: string | null;
-    beforeSha256: string | null;
-    after: string | null;
-    edits: readonly TextEdit[];
-    rebase?: FileChange["rebase"];
-    movable?: boolean;
-    /** `after` is applyEdits(before, edits). */
-    applied?: boolean;
-  },
-): FileChange {
+export function buildChange(spill: SpillStore, input: ChangeInput, derived: StagedDiff = stagedDiff(input)): FileChange {
   const { path, before, after, edits } = input;
-  const d = fileDiff({ path, before, after, edits: before !== null && after !== null ? edits : undefined, applied: input.applied });
   return {
     path,
     kind: changeKind(before, after),
     beforeSha256: input.beforeSha256,
-    afterSha256: after === null ? null : sha256(after),
+    afterSha256: derived.afterSha256,
     edits: after === null ? [] : edits,
-    additions: d.additions,
-    deletions: d.deletions,
+    additions: derived.additions,
+    deletions: derived.deletions,
     ...(input.movable ? { movable: true } : {}),
-    diff: spill.put(d.text),
+    diff: spill.put(derived.diff),
     ...(input.rebase ? { rebase: input.rebase } : {}),
   };
 }

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { BlockedError, StaleError } from "../errors.js";
 import { messageOf } from "../util/thrown.js";
-import type { EditRequest, FileChange, TextEdit } from "../domain/types.js";
+import type { EditRequest, FileChange, StagingMemo, TextEdit } from "../domain/types.js";
 import { memorySpill, type SpillStore } from "../spill/store.js";
 import { sha256 } from "../util/hash.js";
-import { applyEdits, buildChange, editBetween } from "./change.js";
+import { applyEdits, buildChange, editBetween, stagedDiff } from "./change.js";
 import { errnoOf } from "../util/errno.js";
 import { createNodeWorkspaceFs, type WorkspaceFs } from "./fs.js";
 import { globMatcher } from "../policy/glob.js";
@@ -182,9 +182,10 @@ export class TreeView {
    * its path, the sha256 it has now and the edits against that text (`edits: null` deletes).
    * The file is read unless the producer hands its text (which must be the one the hash is of);
    * one that no longer has `beforeSha256` is refused (StaleError). Changes that change nothing
-   * are dropped; the diff is computed here, once, and spilled.
+   * are dropped; the diff is computed here, once, and spilled (or taken from `memo`, which
+   * keeps what staging derived from the same path, text and edits in an earlier run).
    */
-  async stageEdits(requests: readonly EditRequest[]): Promise<FileChange[]> {
+  async stageEdits(requests: readonly EditRequest[], memo?: StagingMemo): Promise<FileChange[]> {
     const changes: FileChange[] = [];
     const seen = new Set<string>();
     for (const req of requests) {
@@ -200,21 +201,28 @@ export class TreeView {
         }
         before = current?.text ?? null;
       }
-      const after = req.edits === null ? null : applyEdits(before ?? "", req.edits);
+      // Only edits of an existing file are kept: their after text is never null.
+      const prior = before;
+      const memoable = memo !== undefined && prior !== null && req.edits !== null && req.edits.length > 0;
+      const keyed = { ...req, path: rel };
+      const kept = memoable ? memo.get(keyed, prior) : undefined;
+      // A kept diff stands for the after text, which is then not made ("" keeps the kind: modified).
+      const after = kept ? "" : req.edits === null ? null : applyEdits(before ?? "", req.edits);
       if (after === undefined) throw new Error(`Edits of ${rel} overlap or lie outside the file`);
-      if (after === before) continue;
-      changes.push(
-        buildChange(this.spill, {
-          path: rel,
-          before,
-          beforeSha256: req.beforeSha256,
-          after,
-          edits: req.edits ?? [],
-          applied: true,
-          movable: true,
-          ...(req.rebase ? { rebase: req.rebase } : {}),
-        }),
-      );
+      if (!kept && after === before) continue;
+      const input = {
+        path: rel,
+        before,
+        beforeSha256: req.beforeSha256,
+        after,
+        edits: req.edits ?? [],
+        applied: true,
+        movable: true,
+        ...(req.rebase ? { rebase: req.rebase } : {}),
+      };
+      const derived = kept ?? stagedDiff(input);
+      if (memoable && !kept) memo.put(keyed, prior, derived);
+      changes.push(buildChange(this.spill, input, derived));
     }
     return changes;
   }

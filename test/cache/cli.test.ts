@@ -198,8 +198,10 @@ describe("result cache (CLI)", () => {
     const cold = await check(dir, path.join(state, "cold"), [], env);
     expect(cold.code).toBe(1);
     type Span = { start: number };
-    type Value = { matches: Span[] } | Array<{ good: Span[] }>;
+    type Staged = { edits: Array<[number, number]>; diff: string };
+    type Value = { matches: Span[] } | Array<{ good: Span[] }> | Staged;
     const shift = (spans: Span[]) => spans.map((m) => ({ ...m, start: m.start + 1 }));
+    const isStaged = (v: Value): v is Staged => "diff" in v;
     /** Every entry line of a pack (`<id> <mac> <ranges> <value>`) with its value changed and its MAC kept. */
     const eachValue = (raw: string, change: (v: Value) => Value) =>
       raw
@@ -208,9 +210,18 @@ describe("result cache (CLI)", () => {
         .join("\n");
     const forgeries: Record<string, (raw: string) => string> = {
       // "nothing" in place of the file's matches (the MAC no longer verifies).
-      nothing: (raw) => eachValue(raw, (v) => (Array.isArray(v) ? v.map(() => ({ good: [], bad: [] })) : { ...v, matches: [] })),
+      // (A staged diff: an empty one.)
+      nothing: (raw) =>
+        eachValue(raw, (v) => (Array.isArray(v) ? v.map(() => ({ good: [], bad: [] })) : isStaged(v) ? { ...v, diff: "" } : { ...v, matches: [] })),
       // A range moved by one character: an edit there would be wrong.
-      range: (raw) => eachValue(raw, (v) => (Array.isArray(v) ? v.map((r) => ({ ...r, good: shift(r.good) })) : { ...v, matches: shift(v.matches) })),
+      range: (raw) =>
+        eachValue(raw, (v) =>
+          Array.isArray(v)
+            ? v.map((r) => ({ ...r, good: shift(r.good) }))
+            : isStaged(v)
+              ? { ...v, edits: v.edits.map(([a, b]): [number, number] => [a + 1, b]) }
+              : { ...v, matches: shift(v.matches) },
+        ),
       truncated: (raw) => raw.slice(0, raw.length - 9),
     };
     for (const [name, forge] of Object.entries(forgeries)) {
