@@ -1,7 +1,8 @@
 /**
  * The answers the cache keeps and how each is checked: the ast engine's matches of a file (for
  * ast_grep, ast_edit and ast_scan's plain-pattern rules), ast_scan's evaluated matches of the
- * rules that apply to a file, and what staging derived from a file's edits (its diff).
+ * rules that apply to a file, what ast_edit planned from a file's matches, and what staging
+ * derived from a file's edits (its diff).
  */
 import type { AnswerCodec } from "./store.js";
 
@@ -103,4 +104,42 @@ export const stagedCodec: AnswerCodec<StagedAnswer> = {
     isInt(v.deletions) &&
     typeof v.diff === "string",
   ranges: (v) => v.edits,
+};
+
+/**
+ * What ast_edit planned from one file's matches when no limit cut them: the edits, the preview's
+ * lines, the change details without their path, the matches per op, and the sha256 of the
+ * (matched, replacement) pairs that a rebase at apply time compares.
+ */
+export interface EditAnswer {
+  edits: Array<{ start: number; end: number; text: string }>;
+  lines: string[];
+  changes: Array<{ line: number; col: number; endLine: number; endCol: number; matched: string; replacement: string; nested: boolean }>;
+  perOp: number[];
+  pairs: string;
+}
+
+const isStr = (v: unknown): v is string => typeof v === "string";
+
+function isChange(c: unknown): boolean {
+  if (!isObj(c)) return false;
+  return [c.line, c.col, c.endLine, c.endCol].every(isInt) && isStr(c.matched) && isStr(c.replacement) && typeof c.nested === "boolean";
+}
+
+export const editCodec: AnswerCodec<EditAnswer> = {
+  is: (v): v is EditAnswer =>
+    isObj(v) &&
+    Array.isArray(v.edits) &&
+    v.edits.every((e) => isSpan(e) && isStr((e as Record<string, unknown>).text)) &&
+    Array.isArray(v.lines) &&
+    v.lines.every(isStr) &&
+    Array.isArray(v.changes) &&
+    v.changes.every(isChange) &&
+    Array.isArray(v.perOp) &&
+    v.perOp.every(isInt) &&
+    isStr(v.pairs) &&
+    /^[0-9a-f]{64}$/.test(v.pairs),
+  *ranges(v) {
+    for (const e of v.edits) yield [e.start, e.end];
+  },
 };

@@ -5,10 +5,10 @@
  */
 import { sha256 } from "../util/hash.js";
 import type { EditRequest, StagedDiff, StagingMemo } from "../domain/types.js";
-import { engineCodec, scanCodec, stagedCodec, type EngineAnswer, type ScanAnswer } from "./answers.js";
+import { editCodec, engineCodec, scanCodec, stagedCodec, type EditAnswer, type EngineAnswer, type ScanAnswer } from "./answers.js";
 import type { JobView, ResultStore } from "./store.js";
 
-export type { EngineAnswer, ScanAnswer } from "./answers.js";
+export type { EditAnswer, EngineAnswer, ScanAnswer } from "./answers.js";
 
 /** The engine's answers for one job, keyed by language and file bytes (tools/ast/engine.ts FileProcessor). */
 interface EngineFileCache {
@@ -18,10 +18,10 @@ interface EngineFileCache {
   put(lang: string, bytes: Buffer, text: string, answer: EngineAnswer): void;
 }
 
-/** ast_scan's answers for the rules that apply to a file, keyed by language and the file's sha256. */
-interface ScanFileCache {
-  get(lang: string, content: { sha256: string; text: string }): ScanAnswer | undefined;
-  put(lang: string, content: { sha256: string; text: string }, answer: ScanAnswer): void;
+/** A tool's answers for one file, keyed by language and the file's sha256 (checked against its text). */
+export interface FileCache<T> {
+  get(lang: string, content: { sha256: string; text: string }): T | undefined;
+  put(lang: string, content: { sha256: string; text: string }, answer: T): void;
 }
 
 export class ResultCache {
@@ -55,7 +55,7 @@ export class ResultCache {
    * to a file (which depends on its path through `files`/`ignores`), whole but for where they were
    * read from.
    */
-  scan(rules: readonly object[]): ScanFileCache | undefined {
+  scan(rules: readonly object[]): FileCache<ScanAnswer> | undefined {
     const view: JobView<ScanAnswer> | undefined = this.store.view(
       "scan",
       rules.map((r) => {
@@ -65,6 +65,14 @@ export class ResultCache {
       scanCodec,
     );
     return view && { get: (lang, content) => view.get(lang, content), put: (lang, content, answer) => view.put(lang, content, answer) };
+  }
+
+  /**
+   * A view for what ast_edit plans from a file's matches: keyed by everything the plan depends
+   * on, the patterns (which fix the engine's job), the `out` templates and `sel`.
+   */
+  edit(params: { pats: readonly string[]; outs: readonly string[]; sel: string | undefined }): FileCache<EditAnswer> | undefined {
+    return this.store.view("edit", { pats: params.pats, outs: params.outs, sel: params.sel ?? null }, editCodec);
   }
 
   /**

@@ -2,6 +2,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ToolError } from "../errors.js";
 import type { AgentToolResult, CheckIssue, FileChange, StagingMemo, TextEdit, Tool } from "../domain/types.js";
 import type { FileResult } from "./ast/engine.js";
+import type { EditAnswer, FileCache } from "../cache/index.js";
+import { sha256 } from "../util/hash.js";
 import { textResult } from "../domain/types.js";
 import { createFileAction } from "../workspace/action.js";
 import { editBetween } from "../workspace/change.js";
@@ -90,14 +92,20 @@ function detach<T>(value: T): T {
   return structuredClone(value);
 }
 
+/** What a rebase compares: the file's language, the limit's cut and the digest of its (matched, replacement) pairs. */
+interface RebaseBasis {
+  lang: string;
+  keep: number | undefined;
+  pairs: string;
+}
+
 /**
  * Re-runs the rewrite on a file's current text. Returns the new text when the ordered
- * (matched, replacement) pairs equal the preview's, undefined otherwise (→ stale). Keeps the
- * pairs, not the previewed texts.
+ * (matched, replacement) pairs equal the preview's, undefined otherwise (→ stale). Keeps a
+ * digest of the pairs, not the previewed texts.
  */
-function makeRebase(plan: FilePlan, ops: EditOps, prefilter: Record<string, PrefilterSpec>): (current: string) => string | undefined {
-  const expected = pairsOf(plan.matches);
-  const { lang, keep } = plan;
+function makeRebase(basis: RebaseBasis, ops: EditOps, prefilter: Record<string, PrefilterSpec>): (current: string) => string | undefined {
+  const { lang, keep, pairs } = basis;
   const { pats, templates, captures, allCaptures, sel } = ops;
   return (current) => {
     try {
@@ -111,7 +119,7 @@ function makeRebase(plan: FilePlan, ops: EditOps, prefilter: Record<string, Pref
       const kept = keep === undefined ? matches : truncateMatches(matches, keep);
       const result = planRewrite(current, kept, templates);
       if (!result.ok) return undefined;
-      return pairsOf(result.matches) === expected ? result.after : undefined;
+      return sha256(pairsOf(result.matches)) === pairs ? result.after : undefined;
     } catch {
       return undefined;
     }
@@ -127,6 +135,24 @@ function editRebase(rebase: (current: string) => string | undefined): (current: 
 }
 
 function ignore(): void {}
+
+/**
+ * A file's plan reduced to what staging and the result need, detached from its text: the edits,
+ * the preview's lines and change details (without the path), the matches per op and the digest
+ * of the pairs a rebase compares.
+ */
+function planOutcome(plan: FilePlan, opCount: number): EditAnswer {
+  const perOp: number[] = new Array<number>(opCount).fill(0);
+  for (const m of plan.matches) perOp[m.op]!++;
+  const { lines, changes } = previewOf(plan);
+  return detach({
+    edits: editsOf(plan),
+    lines,
+    changes: changes.map(({ path: _path, ...c }) => c),
+    perOp,
+    pairs: sha256(pairsOf(plan.matches)),
+  });
+}
 
 /** What is kept of a rewritten file once its turn is over: no text of it. */
 interface FileOutcome {
@@ -167,7 +193,7 @@ class EditFiles {
   constructor(
     readonly ops: EditOps,
     readonly workspace: ToolHost["workspace"],
-    readonly memo: StagingMemo | undefined,
+    readonly memo: { edit?: FileCache<EditAnswer> | undefined; staging?: StagingMemo | undefined },
   ) {}
 
   start(s: SearchStart): void {
@@ -204,25 +230,41 @@ class EditFiles {
     if (bad.length > 0 || r.issues) this.parseErrors.set(index, detach(mergedIssues(shown, r.text, bad, r.issues)));
     if (good.length === 0) return;
     if (cut.reached) this.limitReached = true;
-    const planning = planFile({ rel: r.rel, lang: start.langOf.get(r.rel)!, text: r.text, sha256: r.sha256 }, good, cut.keep, this.ops);
-    if (planning.kind === "overlaps") this.overlaps.set(index, detach(planning.lines));
-    if (planning.kind !== "planned") return;
+    const lang = start.langOf.get(r.rel)!;
+    const content = { sha256: r.sha256, text: r.text };
+    // A plan kept by the result cache stands for planning the same matches again (no limit cut them).
+    const kept = cut.keep === undefined ? this.memo.edit?.get(lang, content) : undefined;
+    let planned: EditAnswer;
+    if (kept) planned = kept;
+    else {
+      const planning = planFile({ rel: r.rel, lang, text: r.text, sha256: r.sha256 }, good, cut.keep, this.ops);
+      if (planning.kind === "overlaps") this.overlaps.set(index, detach(planning.lines));
+      if (planning.kind !== "planned") return;
+      planned = planOutcome(planning.plan, this.ops.pats.length);
+      if (cut.keep === undefined) this.memo.edit?.put(lang, content, planned);
+    }
     if (r.syntaxErrors) this.parseWarnings.set(index, `${shown}: syntax tree contains error nodes; the matched code parsed cleanly and was rewritten`);
-    this.#stage(planning.plan, index, start.prefilter);
+    this.#stage(r, index, planned, { lang, keep: cut.keep, pairs: planned.pairs }, start.prefilter);
   }
 
-  #stage(plan: FilePlan, index: number, prefilter: Record<string, PrefilterSpec>): void {
-    this.total += plan.matches.length;
-    const perOp: number[] = new Array<number>(this.ops.pats.length).fill(0);
-    for (const m of plan.matches) perOp[m.op]!++;
+  #stage(
+    r: Extract<FileResult, { status: "matched" }>,
+    index: number,
+    planned: EditAnswer,
+    basis: RebaseBasis,
+    prefilter: Record<string, PrefilterSpec>,
+  ): void {
+    const count = planned.perOp.reduce((n, k) => n + k, 0);
+    this.total += count;
     // Staging with the text in hand computes the diff (spilled) now; the change keeps edits.
     const change = this.workspace.stageEdits(
-      [{ path: plan.rel, beforeSha256: plan.sha256, text: plan.text, edits: detach(editsOf(plan)), rebase: editRebase(makeRebase(plan, this.ops, prefilter)) }],
-      this.memo,
+      [{ path: r.rel, beforeSha256: r.sha256, text: r.text, edits: planned.edits, rebase: editRebase(makeRebase(basis, this.ops, prefilter)) }],
+      this.memo.staging,
     );
     // A file whose staging fails fails the step (changes()); none is left unhandled meanwhile.
     change.catch(ignore);
-    this.outcomes.push({ index, rel: plan.rel, count: plan.matches.length, perOp, ...detach(previewOf(plan)), change });
+    const changes = planned.changes.map((c) => ({ path: r.rel, ...c }));
+    this.outcomes.push({ index, rel: r.rel, count, perOp: planned.perOp, lines: planned.lines, changes, change });
   }
 
   /** A map's values of the files that count (before the cutoff), in discovery order. */
@@ -344,7 +386,7 @@ export function createAstEditTool(host: ToolHost): Tool<typeof astEditParameters
     check: async (params, options) => [...(await patternCheck(params, options)), ...templateIssues(params)],
     async execute(_toolCallId, params, onUpdate, _ctx, signal): Promise<AgentToolResult<AstEditDetails>> {
       const ops = editOps(params);
-      const files = new EditFiles(ops, host.workspace, host.cache?.staging());
+      const files = new EditFiles(ops, host.workspace, { edit: host.cache?.edit(ops), staging: host.cache?.staging() });
       const search = await runSearch({
         onUpdate,
         ...searchContext(host),

@@ -199,9 +199,11 @@ describe("result cache (CLI)", () => {
     expect(cold.code).toBe(1);
     type Span = { start: number };
     type Staged = { edits: Array<[number, number]>; diff: string };
-    type Value = { matches: Span[] } | Array<{ good: Span[] }> | Staged;
+    type Planned = { edits: Span[]; pairs: string };
+    type Value = { matches: Span[] } | Array<{ good: Span[] }> | Staged | Planned;
     const shift = (spans: Span[]) => spans.map((m) => ({ ...m, start: m.start + 1 }));
     const isStaged = (v: Value): v is Staged => "diff" in v;
+    const isPlanned = (v: Value): v is Planned => "pairs" in v;
     /** Every entry line of a pack (`<id> <mac> <ranges> <value>`) with its value changed and its MAC kept. */
     const eachValue = (raw: string, change: (v: Value) => Value) =>
       raw
@@ -210,9 +212,17 @@ describe("result cache (CLI)", () => {
         .join("\n");
     const forgeries: Record<string, (raw: string) => string> = {
       // "nothing" in place of the file's matches (the MAC no longer verifies).
-      // (A staged diff: an empty one.)
+      // (A staged diff: an empty one; a plan: no edits.)
       nothing: (raw) =>
-        eachValue(raw, (v) => (Array.isArray(v) ? v.map(() => ({ good: [], bad: [] })) : isStaged(v) ? { ...v, diff: "" } : { ...v, matches: [] })),
+        eachValue(raw, (v) =>
+          Array.isArray(v)
+            ? v.map(() => ({ good: [], bad: [] }))
+            : isStaged(v)
+              ? { ...v, diff: "" }
+              : isPlanned(v)
+                ? { ...v, edits: [] }
+                : { ...v, matches: [] },
+        ),
       // A range moved by one character: an edit there would be wrong.
       range: (raw) =>
         eachValue(raw, (v) =>
@@ -220,7 +230,9 @@ describe("result cache (CLI)", () => {
             ? v.map((r) => ({ ...r, good: shift(r.good) }))
             : isStaged(v)
               ? { ...v, edits: v.edits.map(([a, b]): [number, number] => [a + 1, b]) }
-              : { ...v, matches: shift(v.matches) },
+              : isPlanned(v)
+                ? { ...v, edits: shift(v.edits) }
+                : { ...v, matches: shift(v.matches) },
         ),
       truncated: (raw) => raw.slice(0, raw.length - 9),
     };

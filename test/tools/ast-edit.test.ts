@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { StaleError } from "../../src/errors.js";
 import { gitdir, testdir } from "../helpers/testdir.js";
 import { makeHost } from "./helpers.js";
+import { ResultCache } from "../../src/cache/index.js";
+import { ResultStore } from "../../src/cache/store.js";
 
 const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
 const MAP_OP = { pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" };
@@ -229,6 +231,28 @@ describe("ast_edit", () => {
     writeFileSync(path.join(dir, "a.ts"), "// header\nEffect.map(a, f)\n");
     await t.actions[0]!.apply("r");
     expect(read(dir, "a.ts")).toBe("// header\nEffect.andThen(a, f)\n");
+  });
+
+  it("with the result cache, a kept plan stages, previews and rebases as a computed one", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\nEffect.map(b, g)\n" });
+    const loc = await testdir();
+    const cacheAt = () => new ResultCache(new ResultStore({ location: loc, key: Buffer.alloc(32, 3), build: "test", warn: () => {} }));
+    const first = cacheAt();
+    const cold = makeHost(dir, {}, { cache: first });
+    const computed = await cold.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    await first.close();
+    const second = cacheAt();
+    const warm = makeHost(dir, {}, { cache: second });
+    const kept = await warm.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    // Three answers kept (the engine's, the plan, the diff), all taken again, none computed.
+    expect(second.store.stats).toMatchObject({ hits: 3, misses: 0 });
+    expect(kept.text).toBe(computed.text);
+    expect(kept.details).toEqual(computed.details);
+    const shape = (t: typeof cold) => t.actions[0]!.changes!.map(({ rebase: _r, diff, ...c }) => ({ ...c, diff: diff.text() }));
+    expect(shape(warm)).toEqual(shape(cold));
+    writeFileSync(path.join(dir, "a.ts"), "// header\nEffect.map(a, f)\nEffect.map(b, g)\n");
+    await warm.actions[0]!.apply("r");
+    expect(read(dir, "a.ts")).toBe("// header\nEffect.andThen(a, f)\nEffect.andThen(b, g)\n");
   });
 
   it("two independent steps on the same file both apply when resolved LIFO", async () => {

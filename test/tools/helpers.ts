@@ -7,6 +7,7 @@ import type { AgentToolResult, FileChange, PendingAction, Tool, ToolExecContext 
 import { joinText } from "../../src/domain/types.js";
 import type { FileScope, ToolHost } from "../../src/tools/host.js";
 import type { AstTuning } from "../../src/tools/ast/pool.js";
+import type { ResultCache } from "../../src/cache/index.js";
 import type { WorkerSettings } from "../../src/tools/jscodeshift/workers.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
@@ -23,7 +24,7 @@ export interface TestHost {
 export function makeHost(
   root: string,
   scope: FileScope = {},
-  options: { maxFileBytes?: number; ast?: AstTuning; jscodeshift?: WorkerSettings } = {},
+  options: { maxFileBytes?: number; ast?: AstTuning; jscodeshift?: WorkerSettings; cache?: ResultCache } = {},
 ): TestHost {
   const actions: PendingAction[] = [];
   const workspace = new Workspace({ root, durableJournal: false, ...(options.maxFileBytes ? { maxFileBytes: options.maxFileBytes } : {}) });
@@ -36,6 +37,7 @@ export function makeHost(
     logger: silentLogger,
     ...(options.ast ? { ast: options.ast } : {}),
     ...(options.jscodeshift ? { jscodeshift: options.jscodeshift } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
   };
   const tools = builtinTools(host);
   const ctx: ToolExecContext = { cwd: root, stepId: "s", isIdle: () => true, hasQueuedMessages: () => false, abort: () => {} };
