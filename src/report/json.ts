@@ -40,18 +40,27 @@ function prepared(v: unknown, key: string): unknown {
 
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
 
-const isLeaf = (v: unknown) => v === null || typeof v !== "object";
+/** Values a subtree may hold for JSON.stringify to write it whole: bounded, so no text of a whole step or outcome is built at once. */
+const WHOLE_BUDGET = 512;
 
 /**
- * Whether JSON.stringify can write `v` whole: an array of leaves, or an object of leaves with no
- * pieces (the report's long lists: parse issues, changes, findings), so the writer does not
- * descend into it value by value.
+ * Whether JSON.stringify can write `v` whole: a subtree of at most WHOLE_BUDGET values with no
+ * pieces anywhere in it (a finding, a change, a list of parse issues), so the writer does not
+ * descend into it value by value. `v` is prepared; a toJSON left on it would be called twice.
  */
-function isFlat(v: object): boolean {
-  if (Array.isArray(v)) return v.every(isLeaf);
-  if ((v as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) return false;
-  for (const key in v) if (!isLeaf((v as Record<string, unknown>)[key])) return false;
-  return true;
+function isWhole(v: object): boolean {
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
+  let budget = WHOLE_BUDGET;
+  const fits = (x: object): boolean => {
+    if ((x as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) return false;
+    for (const key in x) {
+      if (--budget < 0) return false;
+      const item = (x as Record<string, unknown>)[key];
+      if (item !== null && typeof item === "object" && !fits(item)) return false;
+    }
+    return true;
+  };
+  return fits(v);
 }
 
 /** The text of `JSON.stringify(v, null, 2)` in order, for a value at indentation `indent` (v prepared). */
@@ -60,7 +69,7 @@ function* json(v: unknown, indent: string): Generator<string> {
     yield JSON.stringify(v) ?? "null";
     return;
   }
-  if (isFlat(v)) {
+  if (isWhole(v)) {
     // A JSON text's line breaks are all its own (a string's are escaped): each takes the indent.
     const text = JSON.stringify(v, null, 2);
     yield indent === "" ? text : text.replaceAll("\n", `\n${indent}`);
