@@ -75,6 +75,7 @@ export class TreeView {
   /** Where staged changes keep their diffs. */
   spill: SpillStore;
   readonly #isProtected: (rel: string) => boolean;
+  readonly #staged = new Map<string, Contained>();
 
   constructor(options: TreeViewOptions) {
     this.root = path.resolve(options.root);
@@ -91,6 +92,17 @@ export class TreeView {
   /** Absolute and workspace-relative form of a path; throws BlockedError when outside. */
   contain(userPath: string): Contained {
     return containPath(this.root, userPath, this.realRoot);
+  }
+
+  /**
+   * contain() for staging, remembered per path for the view's life: staging writes nothing, and
+   * every write contains its path afresh (assertWritable), so a symlink swapped since staging
+   * is still caught where it matters.
+   */
+  #containStaged(userPath: string): Contained {
+    let c = this.#staged.get(userPath);
+    if (c === undefined) this.#staged.set(userPath, (c = this.contain(userPath)));
+    return c;
   }
 
   isProtected(rel: string): boolean {
@@ -189,7 +201,7 @@ export class TreeView {
     const changes: FileChange[] = [];
     const seen = new Set<string>();
     for (const req of requests) {
-      const { rel, realRel } = this.contain(req.path);
+      const { rel, realRel } = this.#containStaged(req.path);
       if (seen.has(realRel)) throw new Error(`File staged twice in one action: ${rel}`);
       seen.add(realRel);
       let before: string | null;
