@@ -59,7 +59,7 @@ function reportFiles(changes: readonly FileChange[]): ReportFile[] {
 function blockedBy(action: PendingAction, workspace: Workspace): string | undefined {
   if (!action.changes) return undefined;
   try {
-    workspace.assertWritable(action.changes);
+    workspace.assertStagedWritable(action.changes);
     return undefined;
   } catch (err) {
     return messageOf(err);

@@ -244,9 +244,21 @@ export class TreeView {
    * each one is (`contain`), in order, for a caller about to write them.
    */
   assertWritable(changes: readonly Pick<FileChange, "path">[]): Contained[] {
+    return this.#writable(changes, (p) => this.contain(p));
+  }
+
+  /**
+   * assertWritable for a decision that writes nothing (whether an action is blocked before the
+   * policy is asked): paths are contained as staging contained them; the write checks afresh.
+   */
+  assertStagedWritable(changes: readonly Pick<FileChange, "path">[]): void {
+    this.#writable(changes, (p) => this.#containStaged(p));
+  }
+
+  #writable(changes: readonly Pick<FileChange, "path">[], contain: (userPath: string) => Contained): Contained[] {
     const blocked: string[] = [];
     const contained = changes.map((change) => {
-      const c = this.contain(change.path);
+      const c = contain(change.path);
       if (this.#isProtected(c.rel) || this.#isProtected(c.realRel)) blocked.push(c.rel);
       return c;
     });
