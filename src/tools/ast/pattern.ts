@@ -269,13 +269,16 @@ export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => b
     words: [...r.words.map((w) => Buffer.from(w, "latin1")), ...(r.file ? [Buffer.from(r.file)] : [])],
     runs: r.runs.map((s) => new RegExp(s)),
   }));
-  return (bytes) =>
-    compiled.some((r) => {
+  return (bytes) => {
+    // One latin1 view of the bytes for every op whose words are there (made only if one is).
+    let text: string | undefined;
+    return compiled.some((r) => {
       if (!r.words.every((w) => bytes.includes(w))) return false;
       if (r.runs.length === 0) return true;
-      const text = bytes.toString("latin1");
-      return r.runs.every((re) => re.test(text));
+      const latin1 = (text ??= bytes.toString("latin1"));
+      return r.runs.every((re) => re.test(latin1));
     });
+  };
 }
 
 /**
