@@ -291,8 +291,9 @@ function* matching(
   const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
   return {
     matches: mergedMatches(w.found, covered, recovered),
-    // Neighbours of errors inside the quiet statements would be cut away whole by issuesOf.
-    issues: issuesOf(m, text, pieces, quiet, holds, w.glued?.(insideAny(quiet)) ?? []),
+    // Neighbours of errors inside the quiet statements would be cut away whole by issuesOf, and
+    // those of an error whose parent holds no anchor token add no anchor to look at.
+    issues: issuesOf(m, text, pieces, quiet, holds, w.glued?.(settledOrAnchorless(insideAny(quiet), text, m)) ?? []),
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
@@ -492,6 +493,39 @@ function firstFrom(text: string, re: RegExp): (start: number, end: number) => nu
  * first punctuation character.
  */
 function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: Job, active: readonly number[], info: LangInfo): number[] {
+  const re = anchorRegex(job, active, info);
+  if (re === undefined) return [];
+  const out: number[] = [];
+  let from = 0;
+  for (const [s, e] of pieces) {
+    re.lastIndex = Math.max(from, s);
+    for (let m = re.exec(text); m !== null && m.index < e; m = re.exec(text)) out.push(m.index);
+    from = Math.max(from, e);
+  }
+  return out;
+}
+
+/**
+ * `settled`, or a range holding no place where anchorsIn could find an anchor token: every index
+ * at which the anchor regex matches (overlapping ones too), so no piece of such a range yields
+ * one. Found once, when first asked.
+ */
+function settledOrAnchorless(settled: (start: number, end: number) => boolean, text: string, m: Matcher): (start: number, end: number) => boolean {
+  let starts: number[] | undefined;
+  const anchored = (s: number, e: number) => {
+    if (starts === undefined) {
+      starts = [];
+      const re = anchorRegex(m.job, m.active, m.info);
+      if (re) for (let x = re.exec(text); x !== null; re.lastIndex = x.index + 1, x = re.exec(text)) starts.push(x.index);
+    }
+    const k = lastAtOrBefore(starts, e - 1);
+    return starts.length > 0 && starts[k]! >= s && starts[k]! < e;
+  };
+  return (s, e) => settled(s, e) || !anchored(s, e);
+}
+
+/** A global regex of each active op's anchor token (its longest fixed word, else its first fixed character), or undefined when none has one. */
+function anchorRegex(job: Job, active: readonly number[], info: LangInfo): RegExp | undefined {
   const alternatives = new Set<string>();
   for (const i of active) {
     const op = job.ops[i]!;
@@ -501,16 +535,7 @@ function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: J
     if (word !== undefined) alternatives.add(`(?<![A-Za-z0-9_$])${escapeRegex(word)}(?![A-Za-z0-9_$])`);
     else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
   }
-  if (alternatives.size === 0) return [];
-  const re = new RegExp([...alternatives].join("|"), "g");
-  const out: number[] = [];
-  let from = 0;
-  for (const [s, e] of pieces) {
-    re.lastIndex = Math.max(from, s);
-    for (let m = re.exec(text); m !== null && m.index < e; m = re.exec(text)) out.push(m.index);
-    from = Math.max(from, e);
-  }
-  return out;
+  return alternatives.size === 0 ? undefined : new RegExp([...alternatives].join("|"), "g");
 }
 
 const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
