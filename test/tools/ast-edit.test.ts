@@ -255,6 +255,20 @@ describe("ast_edit", () => {
     expect(read(dir, "a.ts")).toBe("// header\nEffect.andThen(a, f)\nEffect.andThen(b, g)\n");
   });
 
+  it("with the result cache, a plan kept without a limit is not used where a limit cuts the file's matches", async () => {
+    const dir = await testdir({ "a.ts": "Effect.map(a, f)\nEffect.map(b, g)\n" });
+    const loc = await testdir();
+    const cacheAt = () => new ResultCache(new ResultStore({ location: loc, key: Buffer.alloc(32, 5), build: "test", warn: () => {} }));
+    const filled = cacheAt();
+    await makeHost(dir, {}, { cache: filled }).call("ast_edit", { ops: [MAP_OP], lang: "ts" });
+    await filled.close();
+    const cut = await makeHost(dir, {}, { cache: cacheAt() }).call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 1 });
+    const plain = await makeHost(dir).call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 1 });
+    expect(cut.text).toBe(plain.text);
+    expect(cut.details).toEqual(plain.details);
+    expect(cut.details.totalReplacements).toBe(1);
+  });
+
   it("two independent steps on the same file both apply when resolved LIFO", async () => {
     const dir = await testdir({ "a.ts": "Effect.map(a, f)\nconsole.log(x)\n" });
     const t = makeHost(dir);
