@@ -23,10 +23,12 @@ export async function writeReportJson(report: Report, write: Write): Promise<voi
   let buffer = "";
   for (const s of json(prepared(report, ""), "")) {
     buffer += s;
-    if (buffer.length >= CHUNK) {
-      const chunk = buffer;
-      buffer = "";
-      await write(chunk);
+    // A subtree written whole may be larger than a chunk: it goes out in chunks too, never cut
+    // between the halves of a surrogate pair (each chunk is encoded on its own).
+    while (buffer.length >= CHUNK) {
+      const cut = (buffer.charCodeAt(CHUNK - 1) & 0xfc00) === 0xd800 ? CHUNK - 1 : CHUNK;
+      await write(buffer.slice(0, cut));
+      buffer = buffer.slice(cut);
     }
   }
   await write(`${buffer}\n`);
@@ -40,8 +42,11 @@ function prepared(v: unknown, key: string): unknown {
 
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
 
-/** Values a subtree may hold for JSON.stringify to write it whole: bounded, so no text of a whole step or outcome is built at once. */
-const WHOLE_BUDGET = 512;
+/**
+ * Values a subtree may hold for JSON.stringify to write it whole (a text of a few MiB at most, no
+ * more than the objects it is made of): bounded, so a huge step is still written in parts.
+ */
+const WHOLE_BUDGET = 64 * 1024;
 
 /**
  * Whether JSON.stringify can write `v` whole: a subtree of at most WHOLE_BUDGET values with no

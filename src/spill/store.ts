@@ -34,6 +34,8 @@ export function fileSpill(dirs: () => string[]): SpillStore {
   let file: string | undefined;
   let dirMade: string | undefined;
   let fd: number | undefined;
+  /** After seal: one read-only descriptor for every read back, closed by dispose. */
+  let readFd: number | undefined;
   let size = 0;
   let disposed = false;
   const open = (): number => {
@@ -71,18 +73,14 @@ export function fileSpill(dirs: () => string[]): SpillStore {
         text: () => {
           if (length === 0 || disposed || file === undefined) return "";
           const buf = Buffer.allocUnsafe(length);
-          const handle = fd ?? openSync(file, "r");
-          try {
-            let got = 0;
-            while (got < length) {
-              const n = readSync(handle, buf, got, length - got, offset + got);
-              if (n === 0) break;
-              got += n;
-            }
-            return buf.toString("utf8", 0, got);
-          } finally {
-            if (handle !== fd) closeSync(handle);
+          const handle = fd ?? (readFd ??= openSync(file, "r"));
+          let got = 0;
+          while (got < length) {
+            const n = readSync(handle, buf, got, length - got, offset + got);
+            if (n === 0) break;
+            got += n;
           }
+          return buf.toString("utf8", 0, got);
         },
       };
     },
@@ -93,8 +91,9 @@ export function fileSpill(dirs: () => string[]): SpillStore {
     dispose() {
       if (disposed) return;
       disposed = true;
-      if (fd !== undefined) closeSync(fd);
+      for (const d of [fd, readFd]) if (d !== undefined) closeSync(d);
       fd = undefined;
+      readFd = undefined;
       if (file) rmSync(file, { force: true });
       // the spill directory goes too, unless another run's spill is in it
       if (dirMade && dirMade !== os.tmpdir()) {

@@ -95,4 +95,13 @@ describe("writeReportJson", () => {
     expect(chunks.length).toBeGreaterThan(5);
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(70 * 1024);
   });
+
+  it("never cuts a chunk between the halves of a surrogate pair", async () => {
+    for (const pad of [0, 1, 2, 3]) {
+      const big = { findings: Array.from({ length: 3000 }, (_, i) => ({ i, text: `${"x".repeat(pad + (i % 3))}${"😀".repeat(40)}` })) };
+      const chunks: string[] = [];
+      expect(await written(big, chunks)).toBe(`${JSON.stringify(big, null, 2)}\n`);
+      for (const c of chunks) expect(Buffer.from(c, "utf8").toString("utf8")).toBe(c);
+    }
+  });
 });
