@@ -452,27 +452,25 @@ function uncovered(start: number, end: number, spans: ReadonlyArray<[number, num
  * fixed tokens (a rule object, a lone metavariable) may match anywhere: then `start`.
  */
 function tokenFinder(text: string, job: Job, active: readonly number[], info: LangInfo): (start: number, end: number) => number {
-  const words = new Set<string>();
-  const chars = new Set<string>();
+  const alternatives = new Set<string>();
   let anywhere = false;
   for (const i of active) {
     const op = job.ops[i]!;
-    const t = op.config ? { words: [], chars: [] } : fixedTokens(op.pat, info);
-    if (t.words.length === 0 && t.chars.length === 0) anywhere = true;
-    for (const w of t.words) words.add(w);
-    for (const ch of t.chars) chars.add(ch);
+    const t = op.config ? { words: [], tails: [], chars: [] } : fixedTokens(op.pat, info);
+    if (t.words.length === 0 && t.tails.length === 0 && t.chars.length === 0) anywhere = true;
+    for (const w of t.words) alternatives.add(wordSource(w, false));
+    for (const w of t.tails) alternatives.add(wordSource(w, true));
+    for (const ch of t.chars) alternatives.add(escapeRegex(ch));
   }
   if (anywhere) return (start, end) => (start < end ? start : -1);
-  const alternatives = [...[...words].map((w) => `(?<![A-Za-z0-9_$])${escapeRegex(w)}(?![A-Za-z0-9_$])`), ...[...chars].map(escapeRegex)];
-  return firstFrom(text, new RegExp(alternatives.join("|"), "g"));
+  return firstFrom(text, new RegExp([...alternatives].join("|"), "g"));
 }
 
 /**
  * `(start, end) => the first offset in [start, end) where \`re\` (global) matches, or -1`, each
  * question a search from `start` (no list of every occurrence in the text). The last answer is
- * reused while questions move forward within it (pieces come in document order). A token never
- * starts inside another one (whole words, single punctuation characters), so a search from any
- * offset finds the occurrences a scan of the whole text would.
+ * reused while questions move forward within it (pieces come in document order): no occurrence
+ * starts between the last question's start and its answer, so the answer stands.
  */
 function firstFrom(text: string, re: RegExp): (start: number, end: number) => number {
   let asked = -1;
@@ -531,12 +529,15 @@ function anchorRegex(job: Job, active: readonly number[], info: LangInfo): RegEx
     const op = job.ops[i]!;
     if (op.config) continue;
     const t = fixedTokens(op.pat, info);
-    const word = [...t.words].sort((a, b) => b.length - a.length)[0];
-    if (word !== undefined) alternatives.add(`(?<![A-Za-z0-9_$])${escapeRegex(word)}(?![A-Za-z0-9_$])`);
+    const word = [...t.words, ...t.tails].sort((a, b) => b.length - a.length)[0];
+    if (word !== undefined) alternatives.add(wordSource(word, t.tails.includes(word)));
     else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
   }
   return alternatives.size === 0 ? undefined : new RegExp([...alternatives].join("|"), "g");
 }
+
+/** A fixed word as a whole token; a number's tail (`em` of `0.5em`) may follow anything but an identifier character after it. */
+const wordSource = (word: string, tail: boolean) => `${tail ? "" : "(?<![A-Za-z0-9_$])"}${escapeRegex(word)}(?![A-Za-z0-9_$])`;
 
 const escapeRegex = (x: string) => x.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 

@@ -283,12 +283,16 @@ export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => b
 
 /**
  * The fixed tokens of a pattern, the text any match must show outside its metavariables: its
- * words (identifiers, keywords, numbers' tails) and each punctuation character (`===` gives `=`,
- * so a text holding a token's part is taken to hold it). Comments are left out; a string literal
- * gives its quote. Empty when the pattern is metavariables only (then any text may hold a match).
+ * words (identifiers, keywords), the tails of its numbers (`em` of `0.5em`, `x1F` of `0x1F`:
+ * whole at their end but glued to digits in front) and each punctuation character (`===` gives
+ * `=`, so a text holding a token's part is taken to hold it). A number's digits are not required:
+ * a grammar may compare only its unit (CSS's `float_value` is not a leaf, `0.5em` matches
+ * `2.25em`). Comments are left out; a string literal gives its quote. Empty when the pattern is
+ * metavariables only (then any text may hold a match).
  */
-export function fixedTokens(pat: string, lang: LangInfo): { words: string[]; chars: string[] } {
+export function fixedTokens(pat: string, lang: LangInfo): { words: string[]; tails: string[]; chars: string[] } {
   const words = new Set<string>();
+  const tails = new Set<string>();
   const chars = new Set<string>();
   let i = 0;
   const n = pat.length;
@@ -319,12 +323,15 @@ export function fixedTokens(pat: string, lang: LangInfo): { words: string[]; cha
     if (/[A-Za-z0-9_]/.test(ch)) {
       let j = i + 1;
       while (j < n && /[A-Za-z0-9_]/.test(pat[j]!)) j++;
-      words.add(pat.slice(i, j));
+      const word = pat.slice(i, j);
+      const tail = word.replace(/^[0-9]+/, "");
+      if (tail === word) words.add(word);
+      else if (tail !== "") tails.add(tail);
       i = j;
       continue;
     }
     if (!/\s/.test(ch) && ch.charCodeAt(0) < 0x80) chars.add(ch);
     i++;
   }
-  return { words: [...words], chars: [...chars] };
+  return { words: [...words], tails: [...tails], chars: [...chars] };
 }
