@@ -43,15 +43,16 @@ function prepared(v: unknown, key: string): unknown {
 const omitted = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
 
 /**
- * Values a subtree may hold for JSON.stringify to write it whole (a text of a few MiB at most, no
- * more than the objects it is made of): bounded, so a huge step is still written in parts.
+ * How much a subtree written whole may hold, counted as one per value plus the characters of its
+ * strings and keys: its text is then about a MiB at most (a step's findings), so a report of huge
+ * diffs given whole (a merged report's) is still written value by value.
  */
-const WHOLE_BUDGET = 64 * 1024;
+const WHOLE_BUDGET = 1024 * 1024;
 
 /**
- * Whether JSON.stringify can write `v` whole: a subtree of at most WHOLE_BUDGET values with no
- * pieces anywhere in it (a finding, a change, a list of parse issues), so the writer does not
- * descend into it value by value. `v` is prepared; a toJSON left on it would be called twice.
+ * Whether JSON.stringify can write `v` whole: a subtree within WHOLE_BUDGET with no pieces
+ * anywhere in it (a finding, a change, a list of parse issues), so the writer does not descend
+ * into it value by value. `v` is prepared; a toJSON left on it would be called twice.
  */
 function isWhole(v: object): boolean {
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
@@ -59,8 +60,9 @@ function isWhole(v: object): boolean {
   const fits = (x: object): boolean => {
     if ((x as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) return false;
     for (const key in x) {
-      if (--budget < 0) return false;
       const item = (x as Record<string, unknown>)[key];
+      budget -= 1 + key.length + (typeof item === "string" ? item.length : 0);
+      if (budget < 0) return false;
       if (item !== null && typeof item === "object" && !fits(item)) return false;
     }
     return true;
