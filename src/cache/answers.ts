@@ -107,13 +107,12 @@ export const stagedCodec: AnswerCodec<StagedAnswer> = {
 };
 
 /**
- * What ast_edit planned from one file's matches when no limit cut them: the edits, the preview's
- * lines, the change details without their path, the matches per op, and the sha256 of the
- * (matched, replacement) pairs that a rebase at apply time compares.
+ * What ast_edit planned from one file's matches when no limit cut them: the edits, the change
+ * details without their path (the preview's lines are made from them), the matches per op, and
+ * the sha256 of the (matched, replacement) pairs that a rebase at apply time compares.
  */
 export interface EditAnswer {
   edits: Array<{ start: number; end: number; text: string }>;
-  lines: string[];
   changes: Array<{ line: number; col: number; endLine: number; endCol: number; matched: string; replacement: string; nested: boolean }>;
   perOp: number[];
   pairs: string;
@@ -131,8 +130,6 @@ export const editCodec: AnswerCodec<EditAnswer> = {
     isObj(v) &&
     Array.isArray(v.edits) &&
     v.edits.every((e) => isSpan(e) && isStr((e as Record<string, unknown>).text)) &&
-    Array.isArray(v.lines) &&
-    v.lines.every(isStr) &&
     Array.isArray(v.changes) &&
     v.changes.every(isChange) &&
     Array.isArray(v.perOp) &&

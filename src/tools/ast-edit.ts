@@ -29,7 +29,8 @@ import {
   limitCut,
   planFile,
   previewListing,
-  previewOf,
+  changeDetails,
+  previewLines,
   uncapturedMessage,
   type ChangeDetail,
   type EditOps,
@@ -138,17 +139,15 @@ function ignore(): void {}
 
 /**
  * A file's plan reduced to what staging and the result need, detached from its text: the edits,
- * the preview's lines and change details (without the path), the matches per op and the digest
- * of the pairs a rebase compares.
+ * the change details (without the path; the preview's lines are made from them), the matches per
+ * op and the digest of the pairs a rebase compares.
  */
 function planOutcome(plan: FilePlan, opCount: number): EditAnswer {
   const perOp: number[] = new Array<number>(opCount).fill(0);
   for (const m of plan.matches) perOp[m.op]!++;
-  const { lines, changes } = previewOf(plan);
   return detach({
     edits: editsOf(plan),
-    lines,
-    changes: changes.map(({ path: _path, ...c }) => c),
+    changes: changeDetails(plan).map(({ path: _path, ...c }) => c),
     perOp,
     pairs: sha256(pairsOf(plan.matches)),
   });
@@ -264,7 +263,7 @@ class EditFiles {
     // A file whose staging fails fails the step (changes()); none is left unhandled meanwhile.
     change.catch(ignore);
     const changes = planned.changes.map((c) => ({ path: r.rel, ...c }));
-    this.outcomes.push({ index, rel: r.rel, count, perOp: planned.perOp, lines: planned.lines, changes, change });
+    this.outcomes.push({ index, rel: r.rel, count, perOp: planned.perOp, lines: previewLines(planned.changes), changes, change });
   }
 
   /** A map's values of the files that count (before the cutoff), in discovery order. */

@@ -187,18 +187,19 @@ export interface ChangeDetail {
   nested: boolean;
 }
 
-/** The preview's `-`/`+` lines of one file and its change details (positions from its text). */
+/** The preview's `-`/`+` lines of one file and its change details. */
 export function previewOf(plan: Pick<FilePlan, "rel" | "text" | "matches">): { lines: string[]; changes: ChangeDetail[] } {
+  const changes = changeDetails(plan);
+  return { lines: previewLines(changes), changes };
+}
+
+/** One file's change details, positions from its text. */
+export function changeDetails(plan: Pick<FilePlan, "rel" | "text" | "matches">): ChangeDetail[] {
   const index = new LineIndex(plan.text);
-  const positions = plan.matches.map((m) => ({ m, a: index.pos(m.start), b: index.pos(m.end) }));
-  const width = String(Math.max(...positions.map((p) => p.a.line))).length;
-  const lines: string[] = [];
-  const changes: ChangeDetail[] = [];
-  for (const { m, a, b } of positions) {
-    const ref = `${String(a.line).padStart(width)}:${a.col}`;
-    lines.push(`-${ref} ${cut(m.matched)}`);
-    lines.push(`+${ref} ${cut(m.replacement)}`);
-    changes.push({
+  return plan.matches.map((m): ChangeDetail => {
+    const a = index.pos(m.start);
+    const b = index.pos(m.end);
+    return {
       path: plan.rel,
       line: a.line,
       col: a.col,
@@ -207,9 +208,20 @@ export function previewOf(plan: Pick<FilePlan, "rel" | "text" | "matches">): { l
       matched: clip(m.matched),
       replacement: clip(m.replacement),
       nested: m.depth > 0,
-    });
-  }
-  return { lines, changes };
+    };
+  });
+}
+
+/**
+ * A file's `-`/`+` preview lines from its change details: the first line of each text, cut
+ * (cutting a clipped text gives what cutting the whole one gives, so the details suffice).
+ */
+export function previewLines(changes: ReadonlyArray<Omit<ChangeDetail, "path">>): string[] {
+  const width = String(Math.max(...changes.map((c) => c.line))).length;
+  return changes.flatMap((c) => {
+    const ref = `${String(c.line).padStart(width)}:${c.col}`;
+    return [`-${ref} ${cut(c.matched)}`, `+${ref} ${cut(c.replacement)}`];
+  });
 }
 
 /** One file of the preview listing. */
