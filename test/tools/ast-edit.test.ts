@@ -9,6 +9,8 @@ import { ResultStore } from "../../src/cache/store.js";
 
 const read = (dir: string, rel: string) => readFileSync(path.join(dir, rel), "utf8");
 const MAP_OP = { pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" };
+/** A result cache at `location` under a test key (each call a new run's view of it). */
+const cacheAt = (location: string) => new ResultCache(new ResultStore({ location, key: Buffer.alloc(32, 3), build: "test", warn: () => {} }));
 
 describe("ast_edit", () => {
   it("previews, stages one action with its label, and applies with its applied text", async () => {
@@ -236,12 +238,11 @@ describe("ast_edit", () => {
   it("with the result cache, a kept plan stages, previews and rebases as a computed one", async () => {
     const dir = await testdir({ "a.ts": "Effect.map(a, f)\nEffect.map(b, g)\n" });
     const loc = await testdir();
-    const cacheAt = () => new ResultCache(new ResultStore({ location: loc, key: Buffer.alloc(32, 3), build: "test", warn: () => {} }));
-    const first = cacheAt();
+    const first = cacheAt(loc);
     const cold = makeHost(dir, {}, { cache: first });
     const computed = await cold.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
     await first.close();
-    const second = cacheAt();
+    const second = cacheAt(loc);
     const warm = makeHost(dir, {}, { cache: second });
     const kept = await warm.call("ast_edit", { ops: [MAP_OP], lang: "ts" });
     // Three answers kept (the engine's, the plan, the diff), all taken again, none computed.
@@ -258,11 +259,10 @@ describe("ast_edit", () => {
   it("with the result cache, a plan kept without a limit is not used where a limit cuts the file's matches", async () => {
     const dir = await testdir({ "a.ts": "Effect.map(a, f)\nEffect.map(b, g)\n" });
     const loc = await testdir();
-    const cacheAt = () => new ResultCache(new ResultStore({ location: loc, key: Buffer.alloc(32, 5), build: "test", warn: () => {} }));
-    const filled = cacheAt();
+    const filled = cacheAt(loc);
     await makeHost(dir, {}, { cache: filled }).call("ast_edit", { ops: [MAP_OP], lang: "ts" });
     await filled.close();
-    const cut = await makeHost(dir, {}, { cache: cacheAt() }).call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 1 });
+    const cut = await makeHost(dir, {}, { cache: cacheAt(loc) }).call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 1 });
     const plain = await makeHost(dir).call("ast_edit", { ops: [MAP_OP], lang: "ts", limit: 1 });
     expect(cut.text).toBe(plain.text);
     expect(cut.details).toEqual(plain.details);
