@@ -21,7 +21,7 @@ const CHUNK = 64 * 1024;
  */
 export async function writeReportJson(report: Report, write: Write): Promise<void> {
   let buffer = "";
-  for (const s of json(prepared(report, ""), "")) {
+  for (const s of json(prepared(report, ""), "", new WeakMap())) {
     buffer += s;
     // A subtree written whole may be larger than a chunk: it goes out in chunks too, never cut
     // between the halves of a surrogate pair (each chunk is encoded on its own).
@@ -52,31 +52,43 @@ const WHOLE_BUDGET = 1024 * 1024;
 /**
  * Whether JSON.stringify can write `v` whole: a subtree within WHOLE_BUDGET with no pieces
  * anywhere in it (a finding, a change, a list of parse issues), so the writer does not descend
- * into it value by value. `v` is prepared; a toJSON left on it would be called twice.
+ * into it value by value. `v` is prepared; a toJSON left on it would be called twice. Weights are
+ * remembered per object (`weights`), so the writer's descent weighs each value once.
  */
-function isWhole(v: object): boolean {
+function isWhole(v: object, weights: WeakMap<object, number>): boolean {
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
-  let budget = WHOLE_BUDGET;
-  const fits = (x: object): boolean => {
-    if ((x as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) return false;
+  return weightOf(v, weights) <= WHOLE_BUDGET;
+}
+
+/** A subtree's weight (WHOLE_BUDGET's measure), or more than the budget once it exceeds it or holds pieces. */
+function weightOf(x: object, weights: WeakMap<object, number>): number {
+  const known = weights.get(x);
+  if (known !== undefined) return known;
+  const over = WHOLE_BUDGET + 1;
+  let weight = 0;
+  if ((x as { [STRING_PIECES]?: StringPieces })[STRING_PIECES] !== undefined) weight = over;
+  else {
     for (const key in x) {
       const item = (x as Record<string, unknown>)[key];
-      budget -= 1 + key.length + (typeof item === "string" ? item.length : 0);
-      if (budget < 0) return false;
-      if (item !== null && typeof item === "object" && !fits(item)) return false;
+      weight += 1 + key.length + (typeof item === "string" ? item.length : 0);
+      if (weight <= WHOLE_BUDGET && item !== null && typeof item === "object") weight += weightOf(item, weights);
+      if (weight > WHOLE_BUDGET) {
+        weight = over;
+        break;
+      }
     }
-    return true;
-  };
-  return fits(v);
+  }
+  weights.set(x, weight);
+  return weight;
 }
 
 /** The text of `JSON.stringify(v, null, 2)` in order, for a value at indentation `indent` (v prepared). */
-function* json(v: unknown, indent: string): Generator<string> {
+function* json(v: unknown, indent: string, weights: WeakMap<object, number>): Generator<string> {
   if (v === null || typeof v !== "object") {
     yield JSON.stringify(v) ?? "null";
     return;
   }
-  if (isWhole(v)) {
+  if (isWhole(v, weights)) {
     // A JSON text's line breaks are all its own (a string's are escaped): each takes the indent.
     const text = JSON.stringify(v, null, 2);
     yield indent === "" ? text : text.replaceAll("\n", `\n${indent}`);
@@ -93,7 +105,7 @@ function* json(v: unknown, indent: string): Generator<string> {
       const item = prepared(v[i], String(i));
       yield inner;
       if (omitted(item)) yield "null";
-      else yield* json(item, inner);
+      else yield* json(item, inner, weights);
       yield i < v.length - 1 ? ",\n" : "\n";
     }
     yield `${indent}]`;
@@ -108,7 +120,7 @@ function* json(v: unknown, indent: string): Generator<string> {
     yield `${first ? "{\n" : ",\n"}${inner}${JSON.stringify(key)}: `;
     first = false;
     if (piecewise) yield* piecesOf(piecewise());
-    else yield* json(item, inner);
+    else yield* json(item, inner, weights);
   }
   yield first ? "{}" : `\n${indent}}`;
 }

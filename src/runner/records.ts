@@ -9,6 +9,16 @@ import { joinText } from "../domain/types.js";
  * strings, a repeated ancestor "[Circular]"; anything else unserializable, its message.
  */
 export function jsonSafe(value: unknown): unknown {
+  try {
+    // Plain data (the usual case) goes through V8's fast path; a BigInt or a cycle makes it throw.
+    return JSON.parse(JSON.stringify(value) ?? "null");
+  } catch {
+    return jsonSafeSlow(value);
+  }
+}
+
+/** jsonSafe for values JSON cannot state as they are: BigInts as strings, cycles as a marker. */
+function jsonSafeSlow(value: unknown): unknown {
   const ancestors: object[] = [];
   try {
     return JSON.parse(
