@@ -2,13 +2,13 @@
  * Findings of the generative differential sweeps, each reduced to a small input: tollgate's
  * matches are compared with the ast-grep CLI's on the same files (the CLI is the oracle).
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, testdir } from "../helpers/testdir.js";
+import { REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
 import { makeHost } from "../tools/helpers.js";
 import { issuePositions, rangeKey } from "./compare.js";
-import { runPatterns } from "./cli.js";
+import { runCli, runPatterns } from "./cli.js";
 
 /** `file:line:col-line:col text` of every match, sorted. */
 const keys = (ms: Array<{ file: string; line: number; col: number; endLine: number; endCol: number; text: string }>) =>
@@ -142,5 +142,26 @@ describe("generative differential findings", () => {
     const cols = (edit.details.changes as Array<{ line: number; col: number; endCol: number }>).map((c) => `${c.line}:${c.col}-${c.endCol}`);
     expect(cols).toEqual(["1:16-22", "2:16-22", "2:40-46"]);
     expect(details.matches.length).toBe(3);
+  });
+
+  it('a fix whose capture ends in the spaces before the rest of its line keeps them, as `scan --update-all` does (Python `"""$A"""`)', async () => {
+    // http/cookies.py's js_output: the docstring's last line is the indentation before `""" % (…)`.
+    const source = 'class M:\n    def js_output(self, attrs=None):\n        return """\n        <script>\n\n        </script>\n        """ % (attrs)\n';
+    const rule = 'id: f8\nlanguage: Python\nseverity: hint\nrule: { pattern: \'"""$A"""\' }\nfix: $A\n';
+    const dir = await testdir({ "rules.yml": rule, "recipe.yaml": "version: 1\nsteps:\n  - id: fix\n    tool: ast_scan\n    with: { rules: [rules.yml] }\n" });
+    for (const d of ["cli", "tg"]) {
+      mkdirSync(path.join(dir, d));
+      writeFileSync(path.join(dir, d, "c.py"), source);
+    }
+    expect(runCli(["scan", "--inline-rules", rule, "--update-all", "."], path.join(dir, "cli")).status).toBe(0);
+    const tg = await tollgate(["run", path.join(dir, "recipe.yaml"), "--cwd", path.join(dir, "tg"), "--mode", "auto-apply"], { cwd: dir });
+    expect(tg.code, tg.stderr).toBe(0);
+    const want = readFileSync(path.join(dir, "cli", "c.py"), "utf8");
+    expect(want).toContain("\n         % (attrs)\n");
+    // Interior blank lines get no indentation (a documented difference); every other line is the CLI's.
+    const blankless = (t: string) => t.replace(/^ +$/gm, "");
+    const got = readFileSync(path.join(dir, "tg", "c.py"), "utf8");
+    expect(got).toContain("\n         % (attrs)\n");
+    expect(blankless(got)).toBe(blankless(want));
   });
 });

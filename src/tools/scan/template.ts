@@ -41,7 +41,11 @@ export function deindentedValue(value: string, text: string, start: number): str
   return reindent(value, indentAt(text, start), 0);
 }
 
-/** indent_lines for a MultiLine extract with `from` indentation, moved to `to`. */
+/**
+ * indent_lines for a MultiLine extract with `from` indentation, moved to `to`. A blank line gets
+ * no indentation; the value's last line does even when empty, since the text after the value
+ * continues it.
+ */
 function reindent(value: string, from: number, to: number): string {
   if (!value.includes("\n") || from === to) return value;
   const lines = value.split("\n");
@@ -50,7 +54,9 @@ function reindent(value: string, from: number, to: number): string {
     return lines.map((l) => (l.startsWith(strip) ? l.slice(strip.length) : l)).join("\n");
   }
   const pad = " ".repeat(to - from);
-  return lines.map((l, i) => (i === 0 || l.length === 0 || l === "\r" ? l : pad + l)).join("\n");
+  // A blank line stays blank; the last line is not blank here, whatever follows it continues it.
+  const blank = (l: string, i: number) => (l.length === 0 || l === "\r") && i < lines.length - 1;
+  return lines.map((l, i) => (i === 0 || blank(l, i) ? l : pad + l)).join("\n");
 }
 
 export type TemplatePart = { literal: string } | { name: string; multi: boolean; indent: number };
