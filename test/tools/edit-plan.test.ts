@@ -2,7 +2,18 @@ import { describe, expect, it } from "vitest";
 import { goodMatches, matchText } from "../../src/tools/ast/engine.js";
 import { loadNapi } from "../../src/tools/ast/langs.js";
 import { applyEdits } from "../../src/workspace/change.js";
-import { editOps, editsOf, limitCut, planFile, previewListing, previewOf, type EditOp, type FilePlan, type ListedFile } from "../../src/tools/edit/plan.js";
+import {
+  changeDetails,
+  editOps,
+  editsOf,
+  limitCut,
+  planFile,
+  previewLines,
+  previewListing,
+  type EditOp,
+  type FilePlan,
+  type ListedFile,
+} from "../../src/tools/edit/plan.js";
 
 const MAP = { pat: "Effect.map($A, $B)", out: "Effect.andThen($A, $B)" };
 
@@ -120,11 +131,12 @@ describe("editsOf", () => {
   });
 });
 
-describe("previewOf", () => {
+describe("changeDetails and previewLines", () => {
   it("lists - and + lines with padded line numbers, and change details with positions", async () => {
     const lines = Array.from({ length: 9 }, () => "x").join("\n");
     const plan = await planned(`Effect.map(a, f)\n${lines}\n  Effect.map(b,\n g)\n`, [MAP]);
-    const p = previewOf(plan);
+    const changes = changeDetails(plan);
+    const p = { lines: previewLines(changes), changes };
     // the matched text's first line only; line numbers padded to the widest
     expect(p.lines).toEqual(["- 1:1 Effect.map(a, f)", "+ 1:1 Effect.andThen(a, f)", "-11:3 Effect.map(b,", "+11:3 Effect.andThen(b, g)"]);
     expect(p.changes[1]).toEqual({

@@ -21,6 +21,7 @@
  */
 
 import { lastAtOrBefore, lineStarts } from "../../workspace/text.js";
+import { indentAt, shiftLines } from "./indent.js";
 
 export interface RawMatch {
   /** Index of the op (pattern) that matched. */
@@ -112,50 +113,6 @@ function eolOf(text: string): "\r\n" | "\n" {
   return i > 0 && text[i - 1] === "\r" ? "\r\n" : "\n";
 }
 
-/** The CLI's look-back window for indentation, in UTF-8 bytes (MAX_LOOK_AHEAD). */
-const LOOK_BACK = 512;
-
-/**
- * The CLI's `get_indent_at_offset`: the spaces that start the line holding `offset` (a tab or
- * any other character before them ends the count), 0 when the line start lies more than 512
- * bytes back.
- */
-function cliIndentAt(text: string, offset: number): number {
-  let bytes = 0;
-  let indent = 0;
-  for (let i = offset - 1; i >= 0; i--) {
-    const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 2 : 3;
-    if (bytes > LOOK_BACK) return 0;
-    if (c === 10) return indent;
-    indent = c === 32 ? indent + 1 : 0;
-  }
-  return indent;
-}
-
-/**
- * The CLI's `indent_lines` from indentation `from` to `to` (spaces). Lines starting with
- * `keep` (a marker for a line break inside a string literal) are left as they are, and a
- * blank line gets no indentation (the documented differences); the value's last line is
- * indented even when empty, since the text after the value continues it.
- */
-function shiftLines(value: string, from: number, to: number, keep: string): string {
-  if (from === to || !value.includes("\n")) return value;
-  const lines = value.split("\n");
-  if (from > to) {
-    const prefix = " ".repeat(from - to);
-    return lines.map((l) => (l.startsWith(prefix) ? l.slice(prefix.length) : l)).join("\n");
-  }
-  const lead = " ".repeat(to - from);
-  for (let i = 1; i < lines.length; i++) {
-    const l = lines[i]!;
-    // A blank line stays blank; the last line is not blank here, whatever follows it does.
-    if (((l === "" || l === "\r") && i < lines.length - 1) || l.startsWith(keep)) continue;
-    lines[i] = lead + l;
-  }
-  return lines.join("\n");
-}
-
 /** A character in neither the text nor the templates, to mark protected line breaks. */
 function markerFor(text: string, templates: readonly string[]): string {
   for (let c = 0xe000; c <= 0xf8ff; c++) {
@@ -180,7 +137,7 @@ export function prepareTemplates(texts: readonly string[]): Templates {
     texts,
     parsed,
     used: parsed.map((parts) => new Set(parts.flatMap((p) => (p.ref ? [p.ref.name] : [])))),
-    varIndents: texts.map((t) => parseTemplateAt(t).map((p) => (p.ref ? cliIndentAt(t, p.at) : 0))),
+    varIndents: texts.map((t) => parseTemplateAt(t).map((p) => (p.ref ? indentAt(t, p.at) : 0))),
   };
 }
 
@@ -301,9 +258,9 @@ function createRenderer(text: string, raw: readonly RawMatch[], templates: Templ
       const cap = m.captures[ref.name];
       if (!cap) return; // captured nothing ($$$ with zero nodes)
       const value = renderRange(cap[0], cap[1], node.children.get(ref.name) ?? []);
-      out += shiftLines(value, cliIndentAt(text, cap[0]), indents[k]!, mark || "\u0000");
+      out += shiftLines(value, indentAt(text, cap[0]), indents[k]!, mark || undefined);
     });
-    out = shiftLines(out, 0, cliIndentAt(text, m.start), mark || "\u0000");
+    out = shiftLines(out, 0, indentAt(text, m.start), mark || undefined);
     planned.push({ op: m.op, start: m.start, end: m.end, depth: node.depth, matched: text.slice(m.start, m.end), replacement: unmark(out) });
     return out;
   };

@@ -187,12 +187,6 @@ export interface ChangeDetail {
   nested: boolean;
 }
 
-/** The preview's `-`/`+` lines of one file and its change details. */
-export function previewOf(plan: Pick<FilePlan, "rel" | "text" | "matches">): { lines: string[]; changes: ChangeDetail[] } {
-  const changes = changeDetails(plan);
-  return { lines: previewLines(changes), changes };
-}
-
 /** One file's change details, positions from its text. */
 export function changeDetails(plan: Pick<FilePlan, "rel" | "text" | "matches">): ChangeDetail[] {
   const index = new LineIndex(plan.text);

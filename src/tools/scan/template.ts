@@ -9,54 +9,17 @@
  * - A multi-line capture keeps its layout relative to its own first line and is moved to the
  *   indentation the metavariable has in the template; the whole replacement is then indented
  *   like the line the match starts on.
- * - Indentation counts spaces only, and is looked for in the 512 bytes before an offset, as the
- *   CLI does. One improvement: a blank line gets no indentation.
+ * - Indentation is the CLI's (../ast/indent.ts), with one improvement: a blank line gets no
+ *   indentation.
  */
-
-const MAX_LOOK_AHEAD = 512;
-
-function utf8Len(code: number): number {
-  return code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xd800 && code <= 0xdfff ? 2 : 3;
-}
-
-/** get_indent_at_offset: spaces leading the line that `text.slice(0, offset)` ends on. */
-function indentAt(text: string, offset: number): number {
-  let indent = 0;
-  let bytes = 0;
-  for (let i = offset - 1; i >= 0; i--) {
-    const c = text.charCodeAt(i);
-    bytes += utf8Len(c);
-    if (bytes > MAX_LOOK_AHEAD) return 0;
-    if (c === 10) return indent;
-    indent = c === 32 ? indent + 1 : 0;
-  }
-  return indent;
-}
+import { indentAt, shiftLines } from "../ast/indent.js";
 
 /**
  * formatted_slice: a transform's value as the env keeps it, a multi-line one moved out of the
  * indentation of the line where its source capture starts (`start`, an offset of `text`).
  */
 export function deindentedValue(value: string, text: string, start: number): string {
-  return reindent(value, indentAt(text, start), 0);
-}
-
-/**
- * indent_lines for a MultiLine extract with `from` indentation, moved to `to`. A blank line gets
- * no indentation; the value's last line does even when empty, since the text after the value
- * continues it.
- */
-function reindent(value: string, from: number, to: number): string {
-  if (!value.includes("\n") || from === to) return value;
-  const lines = value.split("\n");
-  if (from > to) {
-    const strip = " ".repeat(from - to);
-    return lines.map((l) => (l.startsWith(strip) ? l.slice(strip.length) : l)).join("\n");
-  }
-  const pad = " ".repeat(to - from);
-  // A blank line stays blank; the last line is not blank here, whatever follows it continues it.
-  const blank = (l: string, i: number) => (l.length === 0 || l === "\r") && i < lines.length - 1;
-  return lines.map((l, i) => (i === 0 || blank(l, i) ? l : pad + l)).join("\n");
+  return shiftLines(value, indentAt(text, start), 0);
 }
 
 export type TemplatePart = { literal: string } | { name: string; multi: boolean; indent: number };
@@ -123,20 +86,20 @@ function fillTemplate(parts: readonly TemplatePart[], env: TemplateEnv): string 
     }
     if (!part.multi && env.isTransform(part.name)) {
       const t = env.transformed(part.name);
-      if (t !== undefined) out += reindent(t, 0, part.indent);
+      if (t !== undefined) out += shiftLines(t, 0, part.indent);
       continue;
     }
     const range = part.multi ? env.multi(part.name) : env.single(part.name);
     if (!range) continue;
     const value = env.text.slice(range[0], range[1]);
-    out += value.includes("\n") ? reindent(value, indentAt(env.text, range[0]), part.indent) : value;
+    out += value.includes("\n") ? shiftLines(value, indentAt(env.text, range[0]), part.indent) : value;
   }
   return out;
 }
 
 /** generate_replacement: the filled template indented like the match's first line. */
 export function renderFix(parts: readonly TemplatePart[], env: TemplateEnv, matchStart: number): string {
-  return reindent(fillTemplate(parts, env), 0, indentAt(env.text, matchStart));
+  return shiftLines(fillTemplate(parts, env), 0, indentAt(env.text, matchStart));
 }
 
 /** A rule's `message` with metavariables substituted (no re-indenting). */
