@@ -14,11 +14,11 @@
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
 import { readFileSync } from "node:fs";
-import { isUtf8 } from "node:buffer";
+import { isAscii, isUtf8 } from "node:buffer";
 import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
 import { ensureLanguages, langById, type LangInfo } from "./langs.js";
-import { compileBytePrefilter, fixedTokens, type PrefilterSpec } from "./pattern.js";
+import { compileBytePrefilter, fixedTokens, type Latin1View, type PrefilterSpec } from "./pattern.js";
 import { statementBoundaries } from "./regions.js";
 import { lastAtOrBefore } from "../../workspace/text.js";
 import { LineIndex, type RawMatch } from "./rewrite.js";
@@ -596,7 +596,7 @@ export interface MatchCache {
  * the parsed source counted for the run's Reclaimer (when there is one).
  */
 export class FileProcessor {
-  readonly #filters = new Map<string, ((bytes: Buffer) => boolean) | null>();
+  readonly #filters = new Map<string, ((bytes: Buffer, view?: Latin1View) => boolean) | null>();
   readonly #languages = { done: false };
   readonly #compiled: CompiledJob;
   readonly #onParsed: ((bytes: number) => void) | undefined;
@@ -610,7 +610,7 @@ export class FileProcessor {
     this.#compiled = new CompiledJob(job);
   }
 
-  #filter(lang: string): ((bytes: Buffer) => boolean) | null {
+  #filter(lang: string): ((bytes: Buffer, view?: Latin1View) => boolean) | null {
     if (!this.#filters.has(lang)) this.#filters.set(lang, compileBytePrefilter(this.job.prefilter[lang] ?? null));
     return this.#filters.get(lang)!;
   }
@@ -653,9 +653,12 @@ export class FileProcessor {
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
     const filter = this.#filter(file.lang);
-    if (filter && !filter(bytes)) return { rel: file.rel, status: "searched" };
-    // Valid UTF-8 (checked above): Buffer's decoder gives the same text as a fatal one, faster;
-    // a byte-order mark stays in the text, as the CLI sees it.
+    const view: Latin1View = {};
+    if (filter && !filter(bytes, view)) return { rel: file.rel, status: "searched" };
+    // An ASCII file's latin1 view is its text (the prefilter's, or made here: latin1 decodes
+    // faster). Other valid UTF-8 (checked above): Buffer's decoder gives the same text as a
+    // fatal one, faster; a byte-order mark stays in the text, as the CLI sees it.
+    if (isAscii(bytes)) return { bytes, text: view.text ?? bytes.toString("latin1") };
     return { bytes, text: bytes.toString("utf8") };
   }
 

@@ -259,26 +259,30 @@ export function compilePrefilter(spec: PrefilterSpec): ((latin1: string) => bool
   return (text) => compiled.some((r) => r.words.every((w) => text.includes(w)) && r.runs.every((re) => re.test(text)));
 }
 
+/** The latin1 view of a file's bytes that a byte prefilter made, if it made one. */
+export interface Latin1View {
+  text?: string;
+}
+
 /**
  * The same filter on raw UTF-8 bytes: the words are checked on the buffer itself (no string is
- * made for files lacking them), the runs on a latin1 view of the survivors only.
+ * made for files lacking them), the runs on a latin1 view of the survivors only. The view it made
+ * is left in `view` (for an ASCII file it is the file's text: the caller need not decode again).
  */
-export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer) => boolean) | null {
+export function compileBytePrefilter(spec: PrefilterSpec): ((bytes: Buffer, view?: Latin1View) => boolean) | null {
   if (spec === null) return null;
   const compiled = spec.map((r) => ({
     words: [...r.words.map((w) => Buffer.from(w, "latin1")), ...(r.file ? [Buffer.from(r.file)] : [])],
     runs: r.runs.map((s) => new RegExp(s)),
   }));
-  return (bytes) => {
+  return (bytes, view = {}) =>
     // One latin1 view of the bytes for every op whose words are there (made only if one is).
-    let text: string | undefined;
-    return compiled.some((r) => {
+    compiled.some((r) => {
       if (!r.words.every((w) => bytes.includes(w))) return false;
       if (r.runs.length === 0) return true;
-      const latin1 = (text ??= bytes.toString("latin1"));
+      const latin1 = (view.text ??= bytes.toString("latin1"));
       return r.runs.every((re) => re.test(latin1));
     });
-  };
 }
 
 /**
