@@ -34,6 +34,10 @@ const SNIPPETS: Record<string, string> = {
   "nested.ts": "const z = (m(1, 2)) === n\nfoo(1, 2).bar\n",
   "conditions.tsx": "if (typeof project !== 'function') { f() }\n",
   "instanceof.tsx": "if (result instanceof Observable) { g() }\n",
+  "operands.ts":
+    "if (a !==\n  // why\n  undefined) f(a)\nconst n = undefined/* x */!== b\nconst o = p === null || q\nconst r = s ?? fallback\nconst t = u.v !== null\n",
+  "apart.ts": "if (a !== b) c = undefined\nconst d = null\nif (e === f) g()\n",
+  "async.ts": "const h = k === async function () {}\nconst m = n && await p()\n",
 };
 
 // Patterns whose operators, keywords or ellipses decide what the prefilter may require.
@@ -55,6 +59,12 @@ const PATTERNS = [
   "let $V: Map<$K, Set<$E>> = $I",
   "foo($$$A).bar",
   "typeof $A !== $B",
+  "undefined !== $A",
+  "$A === null || $B",
+  "$A ?? fallback",
+  "$A.v !== null",
+  "$A === function () {}",
+  "$A && await $B",
 ];
 
 describe("the text prefilter never drops a file the ast-grep CLI matches", () => {
@@ -86,6 +96,20 @@ describe("the text prefilter never drops a file the ast-grep CLI matches", () =>
     const admits = compilePrefilter(buildPrefilter(["$A !== undefined"], langById("TypeScript"), false))!;
     expect(admits("if (a != undefined) f()")).toBe(false);
     expect(admits("if (a !== undefined) f()")).toBe(true);
+  });
+
+  it("requires a lone operand next to its operator, and only there", () => {
+    const ts = langById("TypeScript");
+    const admits = (pat: string) => compilePrefilter(buildPrefilter([pat], ts, false))!;
+    expect(admits("$A !== undefined")("if (a !== b) c = undefined")).toBe(false);
+    expect(admits("$A !== undefined")("if (a!==/* why */\n undefined) f()")).toBe(true);
+    expect(admits("undefined !== $A")("x = undefined; if (a !== b) f()")).toBe(false);
+    expect(admits("undefined !== $A")("if (undefined !== b) f()")).toBe(true);
+    // A word heading a larger node (a call, a member, a keyword before an operand) gets no run.
+    expect(patternRequirement("$A === foo($B)", ts)?.runs).toEqual([]);
+    expect(patternRequirement("$A === function () {}", ts)?.runs).toEqual([]);
+    expect(patternRequirement("$A && await $B", ts)?.runs).toEqual([]);
+    expect(patternRequirement("$A => undefined", ts)?.runs).toEqual([]);
   });
 
   it("requires nothing an ellipsis lets ast-grep skip", () => {

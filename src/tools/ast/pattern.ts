@@ -232,9 +232,35 @@ export function patternRequirement(pat: string, lang: LangInfo): PatternRequirem
     }
   }
   flush();
+  if (lang.tokenRuns) runs.push(...operandRuns(toks, gap));
   const plain = [...words];
   if (plain.length === 0 && runs.length === 0) return null;
   return { words: plain.sort((a, b) => b.length - a.length), runs };
+}
+
+/** A binary operator token: its operands start and end right at it (`=>` may take a parameter list). */
+const isBinaryOp = (t: Token | undefined): t is Extract<Token, { kind: "op" }> => t?.kind === "op" && t.text !== "=>";
+
+/**
+ * Runs of a word that stands alone as an operand of a binary operator: `!== undefined` in
+ * `$A !== undefined`. Such a word is between the pattern's edges or binary operators, so in any
+ * match it is a whole leaf operand (a leaf matches only a leaf of the same text), which follows or
+ * precedes its operator with only trivia between: binary expressions have no other children.
+ * A word next to a dot, a bracket, a keyword or a metavariable may head a larger node whose
+ * leading unnamed tokens ast-grep skips (`async` before `function`), so it gets no such run.
+ */
+function operandRuns(toks: readonly Token[], gap: string): string[] {
+  const runs: string[] = [];
+  for (const [i, t] of toks.entries()) {
+    if (t.kind !== "word" || t.afterDigit) continue;
+    const before = toks[i - 1];
+    const after = toks[i + 1];
+    if (!(i === 0 || isBinaryOp(before)) || !(i === toks.length - 1 || isBinaryOp(after))) continue;
+    const word = escapeRe(t.text);
+    if (isBinaryOp(before)) runs.push(`${escapeRe(before.text)}${gap}${word}${IDENT_AFTER}`);
+    if (isBinaryOp(after)) runs.push(`${IDENT_BEFORE}${word}${gap}${escapeRe(after.text)}`);
+  }
+  return runs;
 }
 
 /** Prefilter for a set of patterns (null = every file is a candidate). */
