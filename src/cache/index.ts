@@ -10,12 +10,10 @@ import type { JobView, ResultStore } from "./store.js";
 
 export type { EditAnswer, EngineAnswer, ScanAnswer } from "./answers.js";
 
-/** The engine's answers for one job, keyed by language and file bytes (tools/ast/engine.ts FileProcessor). */
+/** The engine's answers for one job, keyed by language and the sha256 of a file's bytes (tools/ast/engine.ts FileProcessor). */
 interface EngineFileCache {
-  /** The sha256 of a file's bytes, computed once for the lookup, the put and the engine's result. */
-  sha256(bytes: Buffer): string;
-  get(lang: string, bytes: Buffer, text: string): EngineAnswer | undefined;
-  put(lang: string, bytes: Buffer, text: string, answer: EngineAnswer): void;
+  get(lang: string, sha256: string, text: string): EngineAnswer | undefined;
+  put(lang: string, sha256: string, text: string, answer: EngineAnswer): void;
 }
 
 /** A tool's answers for one file, keyed by language and the file's sha256 (checked against its text). */
@@ -35,18 +33,9 @@ export class ResultCache {
   engine(job: { ops: unknown; sel?: string | undefined; prefilter?: unknown }): EngineFileCache | undefined {
     const view = this.store.view("engine", { ops: job.ops, sel: job.sel ?? null, prefilter: job.prefilter ?? null }, engineCodec);
     if (!view) return undefined;
-    // A file's sha256 by its bytes: the lookup, the put after a miss and the engine's result share one.
-    const shas = new WeakMap<Buffer, string>();
-    const shaOf = (bytes: Buffer) => {
-      let sha = shas.get(bytes);
-      if (sha === undefined) shas.set(bytes, (sha = sha256(bytes)));
-      return sha;
-    };
     return {
-      sha256: shaOf,
-      get: (lang, bytes, text) => view.get(lang, { sha256: shaOf(bytes), text }),
-      put: (lang, bytes, text, { matches, issues, hadErrors }) =>
-        view.put(lang, { sha256: shaOf(bytes), text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),
+      get: (lang, sha, text) => view.get(lang, { sha256: sha, text }),
+      put: (lang, sha, text, { matches, issues, hadErrors }) => view.put(lang, { sha256: sha, text }, { matches, issues, ...(hadErrors ? { hadErrors } : {}) }),
     };
   }
 

@@ -14,8 +14,9 @@
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { isAscii, isUtf8 } from "node:buffer";
-import { sha256 } from "../../util/hash.js";
+import { sha256, sha256Async } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
 import { ensureLanguages, langById, type LangInfo } from "./langs.js";
 import { compileBytePrefilter, fixedTokens, type Latin1View, type PrefilterSpec } from "./pattern.js";
@@ -585,10 +586,15 @@ type Answer = Pick<MatchResult, "matches" | "issues" | "hadErrors">;
  * and content. A hit stands in for the parse; `put` keeps an answer just computed.
  */
 export interface MatchCache {
-  get(lang: string, bytes: Buffer, text: string): Answer | undefined;
-  put(lang: string, bytes: Buffer, text: string, answer: Answer): void;
-  /** The sha256 of bytes it was asked about (it hashed them for the lookup). */
-  sha256?(bytes: Buffer): string;
+  /** `sha256`: of the file's bytes; `text`: their decoding (the answer's ranges are checked against it). */
+  get(lang: string, sha256: string, text: string): Answer | undefined;
+  put(lang: string, sha256: string, text: string, answer: Answer): void;
+}
+
+/** A file's bytes, read for the engine, and their text. */
+interface Read {
+  bytes: Buffer;
+  text: string;
 }
 
 /**
@@ -616,39 +622,48 @@ export class FileProcessor {
   }
 
   process(file: EngineFile): FileResult {
-    const read = this.#read(file);
-    if (!("bytes" in read)) return read;
-    const hit = this.cache?.get(file.lang, read.bytes, read.text);
-    if (hit) return this.#result(file, read.bytes, read.text, hit);
-    ensureLanguages(this.napi, [file.lang], this.#languages);
-    return this.#result(file, read.bytes, read.text, this.#kept(file, read, matchTextHere(this.napi, file.lang, read.text, this.#compiled, this.#onParsed)));
-  }
-
-  /** process() with the parses on libuv's thread pool (matchTextAsync). */
-  async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
-    const read = this.#read(file);
-    if (!("bytes" in read)) return read;
-    const hit = this.cache?.get(file.lang, read.bytes, read.text);
-    if (hit) return this.#result(file, read.bytes, read.text, hit);
-    const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
-    ensureLanguages(this.napi, [file.lang], this.#languages);
-    const answer = await matchTextAsync(this.napi, file.lang, read.text, this.#compiled, parse, find, this.#onParsed);
-    return this.#result(file, read.bytes, read.text, this.#kept(file, read, answer));
-  }
-
-  /** A computed answer, kept in the result cache (when there is one). */
-  #kept(file: EngineFile, read: { bytes: Buffer; text: string }, answer: MatchResult): MatchResult {
-    this.cache?.put(file.lang, read.bytes, read.text, answer);
-    return answer;
-  }
-
-  #read(file: EngineFile): FileResult | { bytes: Buffer; text: string } {
     let bytes: Buffer;
     try {
       bytes = readFileSync(file.abs);
     } catch (err) {
-      return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
+      return unreadable(file, err);
     }
+    const read = this.#screen(file, bytes);
+    if (!("bytes" in read)) return read;
+    const sha = this.cache ? sha256(bytes) : undefined;
+    const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
+    if (hit) return this.#result(file, read, hit, sha);
+    ensureLanguages(this.napi, [file.lang], this.#languages);
+    const answer = matchTextHere(this.napi, file.lang, read.text, this.#compiled, this.#onParsed);
+    if (sha !== undefined) this.cache?.put(file.lang, sha, read.text, answer);
+    return this.#result(file, read, answer, sha);
+  }
+
+  /**
+   * process() with the file read and hashed on libuv's thread pool and the parses made off this
+   * thread (matchTextAsync): this thread only screens the bytes and walks what comes back.
+   */
+  async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file.abs);
+    } catch (err) {
+      return unreadable(file, err);
+    }
+    const read = this.#screen(file, bytes);
+    if (!("bytes" in read)) return read;
+    const sha = this.cache ? await sha256Async(bytes) : undefined;
+    const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
+    if (hit) return this.#result(file, read, hit, sha ?? (await sha256Async(bytes)));
+    const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
+    ensureLanguages(this.napi, [file.lang], this.#languages);
+    const answer = await matchTextAsync(this.napi, file.lang, read.text, this.#compiled, parse, find, this.#onParsed);
+    if (sha !== undefined) this.cache?.put(file.lang, sha, read.text, answer);
+    return this.#result(file, read, answer, answer.matches.length > 0 ? (sha ?? (await sha256Async(bytes))) : sha);
+  }
+
+  /** A file's bytes classified (too large, binary, not UTF-8), prefiltered and decoded. */
+  #screen(file: EngineFile, bytes: Buffer): FileResult | Read {
     if (bytes.byteLength > this.job.maxFileBytes) return { rel: file.rel, status: "skipped", reason: "too-large" };
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
@@ -662,19 +677,25 @@ export class FileProcessor {
     return { bytes, text: bytes.toString("utf8") };
   }
 
-  #result(file: EngineFile, bytes: Buffer, text: string, { matches, issues, hadErrors }: Answer): FileResult {
+  /** `sha`: the bytes' sha256, when known (a file with matches needs it). */
+  #result(file: EngineFile, read: Read, { matches, issues, hadErrors }: Answer, sha: string | undefined): FileResult {
+    const { bytes, text } = read;
     const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
     return {
       rel: file.rel,
       status: "matched",
       text,
-      sha256: this.cache?.sha256?.(bytes) ?? sha256(bytes),
+      sha256: sha ?? sha256(bytes),
       matches,
       ...(hadErrors ? { syntaxErrors: true as const } : {}),
       ...listed,
     };
   }
+}
+
+function unreadable(file: EngineFile, err: unknown): FileResult {
+  return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
 }
 
 /** Line and column of each offset. */
