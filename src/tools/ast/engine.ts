@@ -14,9 +14,8 @@
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { isAscii, isUtf8 } from "node:buffer";
-import { sha256, sha256Async } from "../../util/hash.js";
+import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
 import { ensureLanguages, langById, type LangInfo } from "./langs.js";
 import { compileBytePrefilter, fixedTokens, type Latin1View, type PrefilterSpec } from "./pattern.js";
@@ -622,15 +621,9 @@ export class FileProcessor {
   }
 
   process(file: EngineFile): FileResult {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file.abs);
-    } catch (err) {
-      return unreadable(file, err);
-    }
-    const read = this.#screen(file, bytes);
+    const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    const sha = this.cache ? sha256(bytes) : undefined;
+    const sha = this.cache ? sha256(read.bytes) : undefined;
     const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
     if (hit) return this.#result(file, read, hit, sha);
     ensureLanguages(this.napi, [file.lang], this.#languages);
@@ -640,26 +633,31 @@ export class FileProcessor {
   }
 
   /**
-   * process() with the file read and hashed on libuv's thread pool and the parses made off this
-   * thread (matchTextAsync): this thread only screens the bytes and walks what comes back.
+   * process() with the parses made off this thread (matchTextAsync). Reads and hashes stay on
+   * this thread: a synchronous read and SHA-256 cost less of it than queueing them on libuv's
+   * pool through promises does.
    */
   async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file.abs);
-    } catch (err) {
-      return unreadable(file, err);
-    }
-    const read = this.#screen(file, bytes);
+    const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    const sha = this.cache ? await sha256Async(bytes) : undefined;
+    const sha = this.cache ? sha256(read.bytes) : undefined;
     const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
-    if (hit) return this.#result(file, read, hit, sha ?? (await sha256Async(bytes)));
+    if (hit) return this.#result(file, read, hit, sha);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
     ensureLanguages(this.napi, [file.lang], this.#languages);
     const answer = await matchTextAsync(this.napi, file.lang, read.text, this.#compiled, parse, find, this.#onParsed);
     if (sha !== undefined) this.cache?.put(file.lang, sha, read.text, answer);
-    return this.#result(file, read, answer, answer.matches.length > 0 ? (sha ?? (await sha256Async(bytes))) : sha);
+    return this.#result(file, read, answer, sha);
+  }
+
+  #read(file: EngineFile): FileResult | Read {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file.abs);
+    } catch (err) {
+      return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
+    }
+    return this.#screen(file, bytes);
   }
 
   /** A file's bytes classified (too large, binary, not UTF-8), prefiltered and decoded. */
@@ -692,10 +690,6 @@ export class FileProcessor {
       ...listed,
     };
   }
-}
-
-function unreadable(file: EngineFile, err: unknown): FileResult {
-  return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
 }
 
 /** Line and column of each offset. */
