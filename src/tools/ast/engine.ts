@@ -336,7 +336,10 @@ function statementsToParse(
 ): { spans: Array<[number, number]>; matchless: Array<[number, number]> } {
   const spans: Array<[number, number]> = [];
   const matchless: Array<[number, number]> = [];
-  const boundaries = m.lang === "TypeScript" ? statementBoundaries(text) : null;
+  // A statement is suspect only where an error piece holds a fixed token: without one, no
+  // statement is, and the text need not be split.
+  if (m.lang !== "TypeScript" || !pieces.some(([s, e]) => holds(s, e) !== -1)) return { spans, matchless };
+  const boundaries = statementBoundaries(text);
   for (const span of boundaries ? suspectStatements(boundaries, text.length, pieces, holds) : []) {
     (m.compiled.activeOps(text.slice(span[0], span[1]), m.lang).length > 0 ? spans : matchless).push(span);
   }
