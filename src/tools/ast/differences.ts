@@ -137,7 +137,8 @@ export const DIFFERENCES: readonly Difference[] = [
     reason:
       "A match that rests on an ERROR node or an invented (MISSING) token outside its metavariables is skipped and listed under " +
       "`Parse issues:` with its position, where the CLI reports and rewrites it. A match the CLI finds that holds an ERROR node of " +
-      "its own parse, or begins right where one ends, is no node of the file as written, and where tollgate's parse recovers otherwise it is not found at all. On a file with syntax errors tollgate parses the " +
+      "its own parse, or begins right where one ends, is no node of the file as written, and where tollgate's parse recovers otherwise it is not found at all " +
+      "(nor listed when the file lacks the text every real match shows, such as an operand beside its operator: such a file is not parsed). On a file with syntax errors tollgate parses the " +
       "statements near an error on their own too, so it can find real matches that the CLI's parse loses to error recovery; " +
       "it never reports a match that is not text of the file. (napi hands tree-sitter the text as UTF-16, the CLI as UTF-8, " +
       "and tree-sitter prices an error by the bytes it skips, so the two can recover differently from the same error.)",
