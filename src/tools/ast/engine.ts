@@ -593,10 +593,11 @@ export interface MatchCache {
   put(lang: string, sha256: string, text: string, answer: Answer): void;
 }
 
-/** A file's bytes, read for the engine, and their text. */
+/** A file's bytes, read for the engine, their text, and their sha256 when a cache needs it for the lookup. */
 interface Read {
   bytes: Buffer;
   text: string;
+  sha256?: string;
 }
 
 /**
@@ -626,13 +627,10 @@ export class FileProcessor {
   process(file: EngineFile): FileResult {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    const sha = this.cache ? sha256(read.bytes) : undefined;
-    const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
-    if (hit) return this.#result(file, read, hit, sha);
+    const hit = this.#hit(file, read);
+    if (hit) return this.#result(file, read, hit);
     ensureLanguages(this.napi, [file.lang], this.#languages);
-    const answer = matchTextHere(this.napi, file.lang, read.text, this.#compiled, this.#onParsed);
-    if (sha !== undefined) this.cache?.put(file.lang, sha, read.text, answer);
-    return this.#result(file, read, answer, sha);
+    return this.#result(file, read, this.#kept(file, read, matchTextHere(this.napi, file.lang, read.text, this.#compiled, this.#onParsed)));
   }
 
   /**
@@ -643,16 +641,26 @@ export class FileProcessor {
   async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
     const read = this.#read(file);
     if (!("bytes" in read)) return read;
-    const sha = this.cache ? sha256(read.bytes) : undefined;
-    const hit = sha !== undefined ? this.cache?.get(file.lang, sha, read.text) : undefined;
-    if (hit) return this.#result(file, read, hit, sha);
+    const hit = this.#hit(file, read);
+    if (hit) return this.#result(file, read, hit);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
     ensureLanguages(this.napi, [file.lang], this.#languages);
     const answer = await matchTextAsync(this.napi, file.lang, read.text, this.#compiled, parse, find, this.#onParsed);
-    if (sha !== undefined) this.cache?.put(file.lang, sha, read.text, answer);
-    return this.#result(file, read, answer, sha);
+    return this.#result(file, read, this.#kept(file, read, answer));
   }
 
+  /** The result cache's answer for the file, when there is a cache and it has one. */
+  #hit(file: EngineFile, read: Read): Answer | undefined {
+    return read.sha256 !== undefined ? this.cache?.get(file.lang, read.sha256, read.text) : undefined;
+  }
+
+  /** A computed answer, kept in the result cache (when there is one). */
+  #kept(file: EngineFile, read: Read, answer: MatchResult): MatchResult {
+    if (read.sha256 !== undefined) this.cache?.put(file.lang, read.sha256, read.text, answer);
+    return answer;
+  }
+
+  /** A file read, classified (unreadable, too large, binary, not UTF-8), prefiltered and decoded; hashed when there is a cache. */
   #read(file: EngineFile): FileResult | Read {
     let bytes: Buffer;
     try {
@@ -660,11 +668,6 @@ export class FileProcessor {
     } catch (err) {
       return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
     }
-    return this.#screen(file, bytes);
-  }
-
-  /** A file's bytes classified (too large, binary, not UTF-8), prefiltered and decoded. */
-  #screen(file: EngineFile, bytes: Buffer): FileResult | Read {
     if (bytes.byteLength > this.job.maxFileBytes) return { rel: file.rel, status: "skipped", reason: "too-large" };
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
@@ -674,12 +677,11 @@ export class FileProcessor {
     // An ASCII file's latin1 view is its text (the prefilter's, or made here: latin1 decodes
     // faster). Other valid UTF-8 (checked above): Buffer's decoder gives the same text as a
     // fatal one, faster; a byte-order mark stays in the text, as the CLI sees it.
-    if (isAscii(bytes)) return { bytes, text: view.text ?? bytes.toString("latin1") };
-    return { bytes, text: bytes.toString("utf8") };
+    const text = isAscii(bytes) ? (view.text ?? bytes.toString("latin1")) : bytes.toString("utf8");
+    return { bytes, text, ...(this.cache ? { sha256: sha256(bytes) } : {}) };
   }
 
-  /** `sha`: the bytes' sha256, when known (a file with matches needs it). */
-  #result(file: EngineFile, read: Read, { matches, issues, hadErrors }: Answer, sha: string | undefined): FileResult {
+  #result(file: EngineFile, read: Read, { matches, issues, hadErrors }: Answer): FileResult {
     const { bytes, text } = read;
     const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
@@ -687,7 +689,7 @@ export class FileProcessor {
       rel: file.rel,
       status: "matched",
       text,
-      sha256: sha ?? sha256(bytes),
+      sha256: read.sha256 ?? sha256(bytes),
       matches,
       ...(hadErrors ? { syntaxErrors: true as const } : {}),
       ...listed,
