@@ -192,6 +192,30 @@ function shiftLines(text: string, d: number): string {
     .join("\n");
 }
 
+/** How far the CLI re-indented a multi-line nested text inside its parent's replacement `out`: found by trying shifts. */
+function multiLineShift(out: string, inner: string): number | undefined {
+  const shifts = [0, ...Array.from({ length: 40 }, (_, i) => [i + 1, -(i + 1)]).flat()];
+  return shifts.find((k) => out.includes(shiftLines(inner, k)));
+}
+
+/** Leading spaces and tabs of the line holding offset `at`. */
+function indentAt(text: string, at: number): number {
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start, at))![0].length;
+}
+
+/**
+ * How far the CLI re-indented the line holding a one-line nested match inside its parent's
+ * replacement `out`: its text does not show it, its line's indentation does (the first line of
+ * `out` keeps the parent's own line). Undefined when the text is not in `out`.
+ */
+function oneLineShift(source: string, parent: Level, child: Level, out: string): number | undefined {
+  const at = out.indexOf(child.m.text);
+  if (at === -1) return undefined;
+  const line = out.lastIndexOf("\n", at - 1) === -1 ? indentAt(source, parent.m.start) : indentAt(out, at);
+  return line - indentAt(source, child.m.start);
+}
+
 /**
  * The CLI's replacements composed inside-out without parsing again: an enclosing match's
  * replacement (as the CLI gives it on the original text) with the text of each nested match,
@@ -212,8 +236,7 @@ export function composeInsideOut(text: string, levels: readonly Level[]): string
         out = undefined;
         break;
       }
-      const shifts = [0, ...Array.from({ length: 40 }, (_, i) => [i + 1, -(i + 1)]).flat()];
-      const d = shifts.find((k) => out!.includes(shiftLines(c.m.text, k)));
+      const d = c.m.text.includes("\n") ? multiLineShift(out, c.m.text) : oneLineShift(text, l, c, out);
       out = d === undefined ? undefined : out.split(shiftLines(c.m.text, d)).join(shiftLines(inner, d));
     }
     memo.set(l, out);
