@@ -293,7 +293,7 @@ function* matching(
     matches: mergedMatches(w.found, covered, recovered),
     // Neighbours of errors inside the quiet statements would be cut away whole by issuesOf, and
     // those of an error whose parent holds no anchor token add no anchor to look at.
-    issues: issuesOf(m, text, pieces, quiet, holds, w.glued?.(settledOrAnchorless(insideAny(quiet), text, m)) ?? []),
+    issues: issuesOf(m, text, pieces, quiet, holds, gluedOf(w, m, text, pieces, quiet)),
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
@@ -401,16 +401,17 @@ function issuesOf(
   const issues = new Set<number>();
   const open: Array<[number, number]> = [];
   // The nodes recovery glued to an error (traverse.ts Walked.glued) are searched for anchors too.
-  for (const [s, e] of glued) open.push(...uncovered(s, e, quiet));
+  const starts = quiet.map((q) => q[0]);
+  for (const [s, e] of glued) open.push(...uncovered(s, e, quiet, starts));
   for (const [s, e] of pieces) {
-    for (const [ps, pe] of uncovered(s, e, quiet)) {
+    for (const [ps, pe] of uncovered(s, e, quiet, starts)) {
       const at = holds(ps, pe);
       if (at === -1) continue;
       issues.add(at);
       open.push([ps, pe]);
     }
   }
-  if (open.length > 0) for (const at of anchorsIn(text, merged(open), m.job, m.active, m.info)) issues.add(at);
+  if (open.length > 0) for (const at of anchorsIn(text, merged(open), m)) issues.add(at);
   return [...issues].sort((a, b) => a - b);
 }
 
@@ -435,11 +436,13 @@ function insideAny(spans: ReadonlyArray<[number, number]>): (start: number, end:
   };
 }
 
-/** The parts of [start, end) outside the (sorted, disjoint) spans. */
-function uncovered(start: number, end: number, spans: ReadonlyArray<[number, number]>): Array<[number, number]> {
+/** The parts of [start, end) outside the (sorted, disjoint) spans (`starts`: their starts). */
+function uncovered(start: number, end: number, spans: ReadonlyArray<[number, number]>, starts: readonly number[]): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   let at = start;
-  for (const [s, e] of spans) {
+  // The spans before the last one starting at or before `start` end before it.
+  for (let k = spans.length > 0 ? lastAtOrBefore(starts, start) : 0; k < spans.length; k++) {
+    const [s, e] = spans[k]!;
     if (e <= at) continue;
     if (s >= end) break;
     if (s > at) out.push([at, s]);
@@ -490,11 +493,10 @@ function firstFrom(text: string, re: RegExp): (start: number, end: number) => nu
 }
 
 /**
- * Offsets inside the (sorted) pieces of each active op's anchor token: its longest word, or its
- * first punctuation character.
+ * Offsets inside the (sorted) pieces where an active op's anchor (anchorRegex) starts.
  */
-function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: Job, active: readonly number[], info: LangInfo): number[] {
-  const re = anchorRegex(job, active, info);
+function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, m: Matcher): number[] {
+  const re = anchorRegex(m);
   if (re === undefined) return [];
   const out: number[] = [];
   let from = 0;
@@ -507,31 +509,53 @@ function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, job: J
 }
 
 /**
- * `settled`, or a range holding no place where anchorsIn could find an anchor token: every index
- * at which the anchor regex matches (overlapping ones too), so no piece of such a range yields
- * one. Found once, when first asked.
+ * The error neighbours to search for anchors (Walked.glued), asked of napi only where one may
+ * add an issue: an anchor found there counts unless it lies in a quiet statement (cut away) or
+ * starts inside an error piece (that piece's part holds a fixed token where the anchor starts,
+ * so issuesOf searches it anyway). Without such a free anchor no neighbour is read; otherwise
+ * an error whose parent holds none is settled (its neighbours lie in the parent).
  */
-function settledOrAnchorless(settled: (start: number, end: number) => boolean, text: string, m: Matcher): (start: number, end: number) => boolean {
-  let starts: number[] | undefined;
-  const anchored = (s: number, e: number) => {
-    if (starts === undefined) {
-      starts = [];
-      const re = anchorRegex(m.job, m.active, m.info);
-      if (re) for (let x = re.exec(text); x !== null; re.lastIndex = x.index + 1, x = re.exec(text)) starts.push(x.index);
-    }
-    const k = lastAtOrBefore(starts, e - 1);
-    return starts.length > 0 && starts[k]! >= s && starts[k]! < e;
-  };
-  return (s, e) => settled(s, e) || !anchored(s, e);
+function gluedOf(
+  w: Walked,
+  m: Matcher,
+  text: string,
+  pieces: ReadonlyArray<[number, number]>,
+  quiet: ReadonlyArray<[number, number]>,
+): Array<[number, number]> {
+  if (!w.glued) return [];
+  const re = anchorRegex(m);
+  if (re === undefined) return [];
+  const inQuiet = insideAny(quiet);
+  const inPiece = new Intervals(pieces);
+  const free: number[] = [];
+  for (let x = re.exec(text); x !== null; re.lastIndex = x.index + 1, x = re.exec(text)) {
+    if (!inQuiet(x.index, x.index + 1) && !inPiece.overlaps(x.index, x.index + 1)) free.push(x.index);
+  }
+  if (free.length === 0) return [];
+  return w.glued((s, e) => {
+    if (inQuiet(s, e)) return true;
+    const k = lastAtOrBefore(free, e - 1);
+    return !(free[k]! >= s && free[k]! < e);
+  });
 }
 
-/** A global regex of each active op's anchor token (its longest fixed word, else its first fixed character), or undefined when none has one. */
-function anchorRegex(job: Job, active: readonly number[], info: LangInfo): RegExp | undefined {
+/**
+ * Each active op's anchor (the op's first run of the prefilter's requirement where it has one:
+ * a match shows it whole, and it is rarer than any of its words; else its longest word, or its
+ * first punctuation character) as one global regex; undefined when no op has one.
+ */
+function anchorRegex(m: Matcher): RegExp | undefined {
   const alternatives = new Set<string>();
-  for (const i of active) {
-    const op = job.ops[i]!;
+  const reqs = m.compiled.requirements(m.lang);
+  for (const i of m.active) {
+    const op = m.job.ops[i]!;
     if (op.config) continue;
-    const t = fixedTokens(op.pat, info);
+    const run = reqs?.[i]?.runs[0];
+    if (run !== undefined) {
+      alternatives.add(`(?:${run.source})`);
+      continue;
+    }
+    const t = fixedTokens(op.pat, m.info);
     const word = [...t.words, ...t.tails].sort((a, b) => b.length - a.length)[0];
     if (word !== undefined) alternatives.add(wordSource(word, t.tails.includes(word)));
     else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
