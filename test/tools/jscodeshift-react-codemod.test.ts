@@ -129,8 +129,15 @@ describe("react-codemod fixtures through the jscodeshift tool", () => {
       })),
     );
     const oracleOut = path.join(await testdir(), "oracle.json");
-    // Runs beside tollgate's steps (its own process).
-    const oracleRun = execa(process.execPath, [ORACLE, oracleOut], { cwd: root, input: JSON.stringify(oracleInput), timeout: 200_000 });
+    // Runs beside tollgate's steps (its own process). @babel/register's cache is off: it is one
+    // JSON file in the home directory that every run reads and rewrites whole (tens of MB for
+    // these transforms), which costs more than compiling them; it changes no output.
+    const oracleRun = execa(process.execPath, [ORACLE, oracleOut], {
+      cwd: root,
+      env: { BABEL_DISABLE_CACHE: "1" },
+      input: JSON.stringify(oracleInput),
+      timeout: 200_000,
+    });
 
     // One step per (transform, parser, options): the tool's unit of work, as one jscodeshift run.
     const groups = new Map<string, FixtureCase[]>();

@@ -14,6 +14,16 @@ import { machineWorkers, workerExecArgv, workerSettings, workersFor } from "../.
 
 const JSCODESHIFT_CLI = path.join(REPO_ROOT, "node_modules/jscodeshift/bin/jscodeshift.js");
 
+/**
+ * The jscodeshift CLI (the oracle) in `cwd`, with @babel/register's cache off: that cache is one
+ * JSON file in the home directory keyed by each compiled file's path, so every temp transform
+ * adds an entry for good and every run reads and rewrites the whole file (seconds once it has
+ * grown). The cache changes how fast a transform loads, not what it does.
+ */
+function jscodeshiftCli(args: string[], cwd: string) {
+  return execa(process.execPath, [JSCODESHIFT_CLI, ...args], { cwd, env: { BABEL_DISABLE_CACHE: "1" } });
+}
+
 // A CommonJS transform: skip (undefined) for files without `foo`, the same source for files
 // marked `keep`, otherwise renames every identifier `foo` to `bar`.
 const RENAME_CJS = `module.exports = function (file, api, options) {
@@ -115,7 +125,7 @@ describe("jscodeshift tool", () => {
     const root = await testdir({ "probe.js": probe, "src/a.js": "x;\n" });
     const t = makeHost(root);
     const ours = await t.call("jscodeshift", { transform: "./probe.js", path: "src", parser: "flow", options: { foo: "bar" } });
-    const theirs = await execa(process.execPath, [JSCODESHIFT_CLI, "-t", "./probe.js", "--parser", "flow", "--foo=bar", "src/a.js"], { cwd: root });
+    const theirs = await jscodeshiftCli(["-t", "./probe.js", "--parser", "flow", "--foo=bar", "src/a.js"], root);
     const line = theirs.stdout.split("\n").find((l) => l.includes('"options"'))!;
     const cli = JSON.parse(line.slice(line.indexOf("{"))) as { path: string; options: Record<string, unknown>; keys: string[] };
     const mine = JSON.parse(ours.details.reports[0].message) as typeof cli;
@@ -137,7 +147,7 @@ describe("jscodeshift tool", () => {
     const t = makeHost(root);
     await t.call("jscodeshift", { transform: "t.js", path: "src" });
     await t.actions[0]!.apply("test");
-    await execa(process.execPath, [JSCODESHIFT_CLI, "-t", "t.js", "src"], { cwd: copy });
+    await jscodeshiftCli(["-t", "t.js", "src"], copy);
     for (const name of Object.keys(files)) {
       expect(await readFile(path.join(root, name))).toEqual(await readFile(path.join(copy, name)));
     }
@@ -269,7 +279,7 @@ describe("jscodeshift tool", () => {
     expect([...seen, process.cwd()].every((c) => c === before)).toBe(true);
     const mine = JSON.parse(ours.details.reports[0].message) as Record<string, unknown>;
     expect(mine).toEqual({ cwd: real, readsSame: true, resolved: path.join(real, "src/a.js") });
-    const theirs = await execa(process.execPath, [JSCODESHIFT_CLI, "-t", "./probe.js", "src"], { cwd: root });
+    const theirs = await jscodeshiftCli(["-t", "./probe.js", "src"], root);
     const line = theirs.stdout.split("\n").find((l) => l.includes('"cwd"'))!;
     expect(JSON.parse(line.slice(line.indexOf("{")))).toEqual(mine);
   });
