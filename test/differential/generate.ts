@@ -63,21 +63,30 @@ interface Hole {
 const COMMENT = /comment/;
 const named = (n: SgNode) => n.children().filter((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
 
-/** A node a pattern may be made from: a bounded size, at least one named child. */
-function candidate(n: SgNode): boolean {
+/** A node a pattern may be made from (`kids`: its children): a bounded size, at least one named child. */
+function candidate(n: SgNode, kids: readonly SgNode[]): boolean {
   const text = n.text();
   if (text.length < 8 || text.length > 400 || text.split("\n").length > 14) return false;
   if (/\$[A-Z_$]/.test(text) || String(n.kind()) === "ERROR" || COMMENT.test(String(n.kind()))) return false;
-  return named(n).length > 0;
+  return kids.some((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
 }
 
-export function candidates(root: SgRoot): SgNode[] {
+// A root's candidates depend on the tree alone, and the generators draw from the same roots many
+// times: each tree is walked once (every step of the walk is a call into napi).
+const candidatesOf = new WeakMap<SgRoot, readonly SgNode[]>();
+
+/** The nodes of `root` a pattern may be made from, in document order. */
+export function candidates(root: SgRoot): readonly SgNode[] {
+  const known = candidatesOf.get(root);
+  if (known) return known;
   const out: SgNode[] = [];
   const visit = (n: SgNode, depth: number) => {
-    if (depth > 0 && n.isNamed() && candidate(n)) out.push(n);
-    if (depth < 60) for (const c of n.children()) visit(c, depth + 1);
+    const kids = n.children();
+    if (depth > 0 && n.isNamed() && candidate(n, kids)) out.push(n);
+    if (depth < 60) for (const c of kids) visit(c, depth + 1);
   };
   visit(root.root(), 0);
+  candidatesOf.set(root, out);
   return out;
 }
 

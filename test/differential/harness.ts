@@ -103,7 +103,10 @@ function damage(r: () => number, clean: Source[], count: number, dir: string, pa
 function generate(r: () => number, sources: Source[], clean: Set<string>, count: number): Generated[] {
   const pool = sources
     .filter((s) => clean.has(s.file))
-    .map((s) => ({ s, nodes: candidates(s.root) }))
+    .map((s) => {
+      const nodes = candidates(s.root);
+      return { s, nodes, multiLine: nodes.filter((n) => n.text().includes("\n")) };
+    })
     .filter((x) => x.nodes.length > 0);
   const out: Generated[] = [];
   const seen = new Set<string>();
@@ -112,8 +115,7 @@ function generate(r: () => number, sources: Source[], clean: Set<string>, count:
     const wantMulti = i % 3 !== 2;
     for (let attempt = 0; attempt < 120; attempt++) {
       const strict = attempt < 80;
-      const { s, nodes } = pick(r, pool);
-      const multiLine = nodes.filter((n) => n.text().includes("\n"));
+      const { s, nodes, multiLine } = pick(r, pool);
       const n = pick(r, wantLines && strict && multiLine.length > 0 ? multiLine : nodes);
       const g = makePattern(r, s, n, strict ? wantMulti : r() < 0.5);
       if (!g || seen.has(g.pattern)) continue;
