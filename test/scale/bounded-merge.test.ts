@@ -1,7 +1,8 @@
-// merge-reports over shard reports far larger than its heap: two shards of 300 outcomes, each
-// with a ~200 KB diff (about 130 MB of reports), merged by the real CLI in a child process under
-// --max-old-space-size. Parsing a report whole (the old design) needs the report as one string
-// in the heap; reading it one outcome at a time with the diffs spilled needs a few MB.
+// merge-reports over shard reports far larger than its heap: two shards of 150 outcomes, each
+// with a ~200 KB diff (about 64 MB of reports: each shard as large as the heap, both together
+// twice it), merged by the real CLI in a child process under --max-old-space-size. Parsing a
+// report whole needs the report as one string in the heap, and its parsed outcomes beside it;
+// reading it one outcome at a time with the diffs spilled needs a few MB.
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
@@ -14,8 +15,8 @@ import { ReportSchema, type Report } from "../../src/report/schema.js";
 import { sha256 } from "../../src/util/hash.js";
 import { testdir, tollgate } from "../helpers/testdir.js";
 
-const PER_SHARD = 300;
-const HEAP_MB = 96;
+const PER_SHARD = 150;
+const HEAP_MB = 32;
 const MAX_RSS_MB = 300;
 const LINE = "export const value_0000 = compute(alpha, beta, gamma) + 1; // filler filler filler\n";
 
@@ -81,6 +82,7 @@ describe("bounded memory: merge-reports", () => {
     for (const [i, t] of templates.entries()) shards.push(await bigShard(dir, { ...t, outcomes: sample.outcomes }, i + 1));
     const total = shards.reduce((n, s) => n + s.bytes, 0);
     expect(total).toBeGreaterThan(2 * PER_SHARD * 190_000);
+    expect(total, "the reports are about twice the heap").toBeGreaterThan(1.8 * HEAP_MB * 1_000_000);
 
     const r = await cliUnderHeap(
       HEAP_MB,
