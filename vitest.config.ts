@@ -10,7 +10,7 @@ export default defineConfig({
     pool: "forks",
     // Most test files spend part of their time waiting on child processes (the CLI, git, the
     // ast-grep CLI, npm) and timeouts, so one file more than there are CPUs keeps them busy (vitest's
-    // default is one fewer). On 2 CPUs three files at once finish the suite ~10% sooner than two.
+    // default is one fewer): on 2 CPUs three files at once finish the suite sooner than two.
     maxWorkers: availableParallelism() + 1,
     // The longest files start first, so the workers finish together.
     sequence: { sequencer: SlowFirstSequencer },
