@@ -60,15 +60,18 @@ interface Hole {
   name: string;
 }
 
-const COMMENT = /comment/;
-const named = (n: SgNode) => n.children().filter((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
+/** Kinds of comment nodes, in every grammar. */
+export const COMMENT = /comment/;
+const namedCode = (c: SgNode) => c.isNamed() && !COMMENT.test(String(c.kind()));
+/** A node's named children, comments left out. */
+export const named = (n: SgNode) => n.children().filter(namedCode);
 
 /** A node a pattern may be made from (`kids`: its children): a bounded size, at least one named child. */
 function candidate(n: SgNode, kids: readonly SgNode[]): boolean {
   const text = n.text();
   if (text.length < 8 || text.length > 400 || text.split("\n").length > 14) return false;
   if (/\$[A-Z_$]/.test(text) || String(n.kind()) === "ERROR" || COMMENT.test(String(n.kind()))) return false;
-  return kids.some((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
+  return kids.some(namedCode);
 }
 
 // A root's candidates depend on the tree alone, and the generators draw from the same roots many

@@ -7,7 +7,7 @@
  * `regex`, `nthChild`, `matches` with local utils, and patterns with constraints.
  */
 import type { SgNode } from "@ast-grep/napi";
-import { makePattern, pick, type Rand, type Source } from "./generate.js";
+import { COMMENT, makePattern, named, pick, type Rand, type Source } from "./generate.js";
 
 export interface GeneratedRule {
   id: string;
@@ -18,8 +18,6 @@ export interface GeneratedRule {
   file: string;
 }
 
-const COMMENT = /comment/;
-const named = (n: SgNode) => n.children().filter((c) => c.isNamed() && !COMMENT.test(String(c.kind())));
 const kindOf = (n: SgNode) => String(n.kind());
 const FIELDS = ["name", "body", "value", "left", "right", "function", "arguments", "object", "property", "condition", "key", "type", "parameters"];
 

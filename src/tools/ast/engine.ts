@@ -107,6 +107,7 @@ type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, Prefilt
  */
 export class CompiledJob {
   readonly #requirements = new Map<string, ReadonlyArray<CompiledRequirement> | null>();
+  readonly #anchors = new Map<string, Array<string | null>>();
   #whole: Combined | null | undefined;
   constructor(readonly job: Job) {}
 
@@ -119,6 +120,30 @@ export class CompiledJob {
       this.#requirements.set(lang, reqs);
     }
     return reqs;
+  }
+
+  /**
+   * Each op's anchor in `lang` as a regex source, or null for an op without one (a rule object, a
+   * lone metavariable): the op's first run of its prefilter requirement where it has one (a match
+   * shows it whole, and it is rarer than any of its words), else its longest fixed word, else its
+   * first fixed punctuation character.
+   */
+  anchors(lang: string, info: LangInfo): ReadonlyArray<string | null> {
+    let sources = this.#anchors.get(lang);
+    if (sources === undefined) {
+      const reqs = this.requirements(lang);
+      sources = this.job.ops.map((op, i) => {
+        if (op.config) return null;
+        const run = reqs?.[i]?.runs[0];
+        if (run !== undefined) return `(?:${run.source})`;
+        const t = fixedTokens(op.pat, info);
+        const word = [...t.words, ...t.tails].sort((a, b) => b.length - a.length)[0];
+        if (word !== undefined) return wordSource(word, t.tails.includes(word));
+        return t.chars.length > 0 ? escapeRegex(t.chars[0]!) : null;
+      });
+      this.#anchors.set(lang, sources);
+    }
+    return sources;
   }
 
   /** The ops a part of a text can match: those whose prefilter requirement holds (all when there is none). */
@@ -289,11 +314,10 @@ function* matching(
   const { spans, matchless } = statementsToParse(m, text, pieces, holds);
   const { covered, recovered } = spans.length > 0 ? statementWalks(m, spans, (yield spans) as SgRoot[]) : { covered: [], recovered: [] };
   const quiet = [...covered, ...matchless].sort((x, y) => x[0] - y[0]);
+  const anchors = anchorRegex(m);
   return {
     matches: mergedMatches(w.found, covered, recovered),
-    // Neighbours of errors inside the quiet statements would be cut away whole by issuesOf, and
-    // those of an error whose parent holds no anchor token add no anchor to look at.
-    issues: issuesOf(m, text, pieces, quiet, holds, gluedOf(w, m, text, pieces, quiet)),
+    issues: issuesOf(text, pieces, quiet, holds, anchors, gluedOf(w, anchors, text, pieces, quiet)),
     hadErrors: w.errors.length > 0 || w.missing.length > 0,
     ...(spans.length > 0 ? { regions: spans.length } : {}),
   };
@@ -391,11 +415,11 @@ function mergedMatches(found: readonly Found[], covered: Array<[number, number]>
  * match holds its anchor, so one of these lies in it). Sorted offsets.
  */
 function issuesOf(
-  m: Matcher,
   text: string,
   pieces: ReadonlyArray<[number, number]>,
   quiet: ReadonlyArray<[number, number]>,
   holds: (start: number, end: number) => number,
+  anchors: RegExp | undefined,
   glued: ReadonlyArray<[number, number]>,
 ): number[] {
   const issues = new Set<number>();
@@ -411,7 +435,7 @@ function issuesOf(
       open.push([ps, pe]);
     }
   }
-  if (open.length > 0) for (const at of anchorsIn(text, merged(open), m)) issues.add(at);
+  if (open.length > 0 && anchors) for (const at of anchorsIn(text, merged(open), anchors)) issues.add(at);
   return [...issues].sort((a, b) => a - b);
 }
 
@@ -495,9 +519,7 @@ function firstFrom(text: string, re: RegExp): (start: number, end: number) => nu
 /**
  * Offsets inside the (sorted) pieces where an active op's anchor (anchorRegex) starts.
  */
-function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, m: Matcher): number[] {
-  const re = anchorRegex(m);
-  if (re === undefined) return [];
+function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, re: RegExp): number[] {
   const out: number[] = [];
   let from = 0;
   for (const [s, e] of pieces) {
@@ -517,14 +539,12 @@ function anchorsIn(text: string, pieces: ReadonlyArray<[number, number]>, m: Mat
  */
 function gluedOf(
   w: Walked,
-  m: Matcher,
+  re: RegExp | undefined,
   text: string,
   pieces: ReadonlyArray<[number, number]>,
   quiet: ReadonlyArray<[number, number]>,
 ): Array<[number, number]> {
-  if (!w.glued) return [];
-  const re = anchorRegex(m);
-  if (re === undefined) return [];
+  if (!w.glued || re === undefined) return [];
   const inQuiet = insideAny(quiet);
   const inPiece = new Intervals(pieces);
   const free: number[] = [];
@@ -539,27 +559,10 @@ function gluedOf(
   });
 }
 
-/**
- * Each active op's anchor (the op's first run of the prefilter's requirement where it has one:
- * a match shows it whole, and it is rarer than any of its words; else its longest word, or its
- * first punctuation character) as one global regex; undefined when no op has one.
- */
+/** The active ops' anchors (CompiledJob.anchors) as one global regex; undefined when none has one. */
 function anchorRegex(m: Matcher): RegExp | undefined {
-  const alternatives = new Set<string>();
-  const reqs = m.compiled.requirements(m.lang);
-  for (const i of m.active) {
-    const op = m.job.ops[i]!;
-    if (op.config) continue;
-    const run = reqs?.[i]?.runs[0];
-    if (run !== undefined) {
-      alternatives.add(`(?:${run.source})`);
-      continue;
-    }
-    const t = fixedTokens(op.pat, m.info);
-    const word = [...t.words, ...t.tails].sort((a, b) => b.length - a.length)[0];
-    if (word !== undefined) alternatives.add(wordSource(word, t.tails.includes(word)));
-    else if (t.chars.length > 0) alternatives.add(escapeRegex(t.chars[0]!));
-  }
+  const sources = m.compiled.anchors(m.lang, m.info);
+  const alternatives = new Set(m.active.map((i) => sources[i]).filter((x): x is string => x !== null && x !== undefined));
   return alternatives.size === 0 ? undefined : new RegExp([...alternatives].join("|"), "g");
 }
 
