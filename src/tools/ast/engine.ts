@@ -108,6 +108,7 @@ type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, Prefilt
 export class CompiledJob {
   readonly #requirements = new Map<string, ReadonlyArray<CompiledRequirement> | null>();
   readonly #anchors = new Map<string, Array<string | null>>();
+  readonly #tokens = new Map<string, Array<readonly string[] | null>>();
   #whole: Combined | null | undefined;
   constructor(readonly job: Job) {}
 
@@ -142,6 +143,25 @@ export class CompiledJob {
         return t.chars.length > 0 ? escapeRegex(t.chars[0]!) : null;
       });
       this.#anchors.set(lang, sources);
+    }
+    return sources;
+  }
+
+  /**
+   * Each op's fixed tokens in `lang` (pattern.ts fixedTokens) as regex sources: a word as a whole
+   * word, a punctuation character anywhere; null for an op without any (a rule object, a lone
+   * metavariable), which may match anywhere.
+   */
+  tokens(lang: string, info: LangInfo): ReadonlyArray<readonly string[] | null> {
+    let sources = this.#tokens.get(lang);
+    if (sources === undefined) {
+      sources = this.job.ops.map((op) => {
+        if (op.config) return null;
+        const t = fixedTokens(op.pat, info);
+        const all = [...t.words.map((w) => wordSource(w, false)), ...t.tails.map((w) => wordSource(w, true)), ...t.chars.map(escapeRegex)];
+        return all.length > 0 ? all : null;
+      });
+      this.#tokens.set(lang, sources);
     }
     return sources;
   }
@@ -308,7 +328,7 @@ function* matching(
   const m: Matcher = { lang, job, compiled, active, info, options, onParsed };
   const w = yield* wholeWalk(m, text, wholeFinds);
   if (isClean(w)) return { matches: w.found.map((f) => f.match), issues: [] };
-  const holds = tokenFinder(text, job, active, info);
+  const holds = tokenFinder(text, compiled.tokens(lang, info), active);
   // A zero-width piece (an empty ERROR node) stands for the character at its place.
   const pieces = [...w.errors, ...w.missing.map(([, s, e]): [number, number] => [s, e])].map(([s, e]): [number, number] => [s, Math.max(e, s + 1)]);
   const { spans, matchless } = statementsToParse(m, text, pieces, holds);
@@ -481,18 +501,13 @@ function uncovered(start: number, end: number, spans: ReadonlyArray<[number, num
  * fixedTokens: a word as a whole word, a punctuation character anywhere), or -1. An op without
  * fixed tokens (a rule object, a lone metavariable) may match anywhere: then `start`.
  */
-function tokenFinder(text: string, job: Job, active: readonly number[], info: LangInfo): (start: number, end: number) => number {
+function tokenFinder(text: string, tokens: ReadonlyArray<readonly string[] | null>, active: readonly number[]): (start: number, end: number) => number {
   const alternatives = new Set<string>();
-  let anywhere = false;
   for (const i of active) {
-    const op = job.ops[i]!;
-    const t = op.config ? { words: [], tails: [], chars: [] } : fixedTokens(op.pat, info);
-    if (t.words.length === 0 && t.tails.length === 0 && t.chars.length === 0) anywhere = true;
-    for (const w of t.words) alternatives.add(wordSource(w, false));
-    for (const w of t.tails) alternatives.add(wordSource(w, true));
-    for (const ch of t.chars) alternatives.add(escapeRegex(ch));
+    const sources = tokens[i];
+    if (!sources) return (start, end) => (start < end ? start : -1);
+    for (const source of sources) alternatives.add(source);
   }
-  if (anywhere) return (start, end) => (start < end ? start : -1);
   return firstFrom(text, new RegExp([...alternatives].join("|"), "g"));
 }
 
