@@ -13,7 +13,7 @@
  * - `matchTextAsync`: the same with the parses off the calling thread.
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import { sha256 } from "../../util/hash.js";
 import type { Napi } from "./langs.js";
@@ -635,11 +635,10 @@ export interface MatchCache {
   put(lang: string, sha256: string, text: string, answer: Answer): void;
 }
 
-/** A file's bytes, read for the engine, their text, and their sha256 when a cache needs it for the lookup. */
+/** A file read for the engine: its text and the sha256 of its bytes. */
 interface Read {
-  bytes: Buffer;
   text: string;
-  sha256?: string;
+  sha256: string;
 }
 
 /**
@@ -651,6 +650,12 @@ export class FileProcessor {
   readonly #languages = { done: false };
   readonly #compiled: CompiledJob;
   readonly #onParsed: ((bytes: number) => void) | undefined;
+  /**
+   * The bytes of the file being read, reused from file to file: what is kept of a file is its
+   * text and hash, so its bytes need no buffer of their own (fresh buffers for every file cost
+   * more to allocate and collect than to read into).
+   */
+  #scratch = Buffer.allocUnsafe(64 * 1024);
   constructor(
     readonly napi: Napi,
     readonly job: EngineJob,
@@ -668,7 +673,7 @@ export class FileProcessor {
 
   process(file: EngineFile): FileResult {
     const read = this.#read(file);
-    if (!("bytes" in read)) return read;
+    if (!("text" in read)) return read;
     const hit = this.#hit(file, read);
     if (hit) return this.#result(file, read, hit);
     ensureLanguages(this.napi, [file.lang], this.#languages);
@@ -682,7 +687,7 @@ export class FileProcessor {
    */
   async processAsync(file: EngineFile, parse?: AsyncParse, finder?: FileFind): Promise<FileResult> {
     const read = this.#read(file);
-    if (!("bytes" in read)) return read;
+    if (!("text" in read)) return read;
     const hit = this.#hit(file, read);
     if (hit) return this.#result(file, read, hit);
     const find: WholeFind | undefined = finder && ((lang, text, c) => finder(file.abs, lang, text, c));
@@ -693,24 +698,24 @@ export class FileProcessor {
 
   /** The result cache's answer for the file, when there is a cache and it has one. */
   #hit(file: EngineFile, read: Read): Answer | undefined {
-    return read.sha256 !== undefined ? this.cache?.get(file.lang, read.sha256, read.text) : undefined;
+    return this.cache?.get(file.lang, read.sha256, read.text);
   }
 
   /** A computed answer, kept in the result cache (when there is one). */
   #kept(file: EngineFile, read: Read, answer: MatchResult): MatchResult {
-    if (read.sha256 !== undefined) this.cache?.put(file.lang, read.sha256, read.text, answer);
+    this.cache?.put(file.lang, read.sha256, read.text, answer);
     return answer;
   }
 
-  /** A file read, classified (unreadable, too large, binary, not UTF-8), prefiltered and decoded; hashed when there is a cache. */
+  /** A file read, classified (unreadable, too large, binary, not UTF-8), prefiltered, decoded and hashed. */
   #read(file: EngineFile): FileResult | Read {
-    let bytes: Buffer;
+    let bytes: Buffer | null;
     try {
-      bytes = readFileSync(file.abs);
+      bytes = this.#bytes(file.abs);
     } catch (err) {
       return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
     }
-    if (bytes.byteLength > this.job.maxFileBytes) return { rel: file.rel, status: "skipped", reason: "too-large" };
+    if (bytes === null) return { rel: file.rel, status: "skipped", reason: "too-large" };
     if (bytes.subarray(0, 8000).includes(0)) return { rel: file.rel, status: "skipped", reason: "binary" };
     if (!isUtf8(bytes)) return { rel: file.rel, status: "skipped", reason: "non-utf8" };
     const filter = this.#filter(file.lang);
@@ -720,18 +725,45 @@ export class FileProcessor {
     // faster). Other valid UTF-8 (checked above): Buffer's decoder gives the same text as a
     // fatal one, faster; a byte-order mark stays in the text, as the CLI sees it.
     const text = isAscii(bytes) ? (view.text ?? bytes.toString("latin1")) : bytes.toString("utf8");
-    return { bytes, text, ...(this.cache ? { sha256: sha256(bytes) } : {}) };
+    return { text, sha256: sha256(bytes) };
+  }
+
+  /**
+   * The file's bytes in the scratch buffer (valid until the next read), or null when there are
+   * more than the job's maxFileBytes. Read to the end, whatever its size said.
+   */
+  #bytes(abs: string): Buffer | null {
+    const fd = openSync(abs, "r");
+    try {
+      const max = this.job.maxFileBytes;
+      let length = 0;
+      for (;;) {
+        if (length === this.#scratch.length) {
+          if (length > max) return null;
+          const size = Math.max(fstatSync(fd).size + 1, length * 2);
+          const grown = Buffer.allocUnsafe(Math.min(size, max + 1));
+          this.#scratch.copy(grown, 0, 0, length);
+          this.#scratch = grown;
+        }
+        const n = readSync(fd, this.#scratch, length, this.#scratch.length - length, null);
+        if (n === 0) break;
+        length += n;
+      }
+      return length > max ? null : this.#scratch.subarray(0, length);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   #result(file: EngineFile, read: Read, { matches, issues, hadErrors }: Answer): FileResult {
-    const { bytes, text } = read;
+    const { text } = read;
     const listed = issues.length > 0 ? { issues: positions(text, issues) } : {};
     if (matches.length === 0) return { rel: file.rel, status: "searched", ...listed };
     return {
       rel: file.rel,
       status: "matched",
       text,
-      sha256: read.sha256 ?? sha256(bytes),
+      sha256: read.sha256,
       matches,
       ...(hadErrors ? { syntaxErrors: true as const } : {}),
       ...listed,
