@@ -12,7 +12,7 @@
  * MAC does not verify, is unusable by itself and the rest of the pack still serves.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { RegularFileReader } from "../util/regular.js";
 
 const PACK_FORMAT = 2;
 const MAGIC = "tollgate-results";
@@ -32,23 +32,14 @@ export interface PackIndex {
 /** Thrown by readBounded for a file over the bound. */
 export class OversizedError extends Error {}
 
-/** A file's bytes, at most `max` of them (OversizedError beyond); throws as fs does when it is absent. */
+/**
+ * A pack's bytes, at most `max` of them (OversizedError beyond); throws as fs does when it is
+ * absent, and NotRegularFileError for anything but a regular file (a FIFO would block the run).
+ */
 export function readBounded(file: string, max: number): Buffer {
-  const fd = openSync(file, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (size > max) throw new OversizedError();
-    const buf = Buffer.allocUnsafe(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
+  const bytes = new RegularFileReader().read(file, max);
+  if (bytes === null) throw new OversizedError();
+  return bytes;
 }
 
 export function packHeader(packId: string, build: string): string {

@@ -21,6 +21,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256 } from "../util/hash.js";
 import { digestOf, rangesDigest } from "./digest.js";
+import { NotRegularFileError } from "../util/regular.js";
 import { OversizedError, indexPack, openLine, packHeader, packLine, rawLine, readBounded, type PackIndex } from "./pack.js";
 import { messageOf } from "../util/thrown.js";
 
@@ -127,6 +128,7 @@ export class ResultStore {
     } catch (err) {
       // Absent (or pruned by a concurrent run): every lookup a plain miss.
       if (err instanceof OversizedError) pack.why = `larger than the cache's ${this.#maxBytes} bytes`;
+      else if (err instanceof NotRegularFileError) pack.why = err.message;
     }
     this.#packs.set(id, pack);
     return pack;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync, copyFileSync, existsSync, utimesSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, copyFileSync, existsSync, utimesSync } from "node:fs";
 import path from "node:path";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { engineCodec, type EngineAnswer } from "../../src/cache/answers.js";
 import { sha256 } from "../../src/util/hash.js";
@@ -54,6 +55,20 @@ describe("result store", () => {
     expect(other.get("TypeScript", content(TEXT))).toBeUndefined();
     expect(b.warnings).toEqual([]);
     expect(b.store.stats).toMatchObject({ hits: 1, misses: 3, unusable: 0 });
+  });
+
+  it("a pack that is a FIFO is a miss with one warning, at once (reading it would block the run)", async () => {
+    const loc = await testdir();
+    const a = storeAt(loc);
+    a.view.put("TypeScript", content(TEXT), ANSWER);
+    await a.store.close();
+    const file = path.join(loc, ENTRY_DIR, packs(loc)[0]!);
+    rmSync(file);
+    await execa("mkfifo", [file]);
+    const b = storeAt(loc);
+    expect(b.view.get("TypeScript", content(TEXT))).toBeUndefined();
+    expect(b.warnings).toHaveLength(1);
+    expect(b.warnings[0]).toMatch(/not a regular file \(a FIFO\)/);
   });
 
   it("treats truncated, corrupt, foreign-build, oversized and forged packs and entries as misses with one warning per run", async () => {

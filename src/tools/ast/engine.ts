@@ -13,9 +13,9 @@
  * - `matchTextAsync`: the same with the parses off the calling thread.
  * - `FileProcessor` / `processFiles` (pool.ts): the same over files, several at once.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAscii, isUtf8 } from "node:buffer";
 import { sha256 } from "../../util/hash.js";
+import { RegularFileReader } from "../../util/regular.js";
 import type { Napi } from "./langs.js";
 import { ensureLanguages, langById, type LangInfo } from "./langs.js";
 import { compileBytePrefilter, fixedTokens, type Latin1View, type PrefilterSpec } from "./pattern.js";
@@ -98,7 +98,15 @@ export interface MatchResult {
   regions?: number;
 }
 
+type FixedTokens = ReturnType<typeof fixedTokens>;
+
 type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, PrefilterSpec> | undefined };
+
+/** `memo`'s value for `key`, made by `make` the first time it is asked for. */
+function once<T>(memo: Map<string, T>, key: string, make: () => T): T {
+  if (!memo.has(key)) memo.set(key, make());
+  return memo.get(key)!;
+}
 
 /**
  * What matching a job compiles once, for every text it is asked about: each language's prefilter
@@ -107,20 +115,23 @@ type Job = Pick<EngineJob, "ops" | "sel"> & { prefilter?: Record<string, Prefilt
  */
 export class CompiledJob {
   readonly #requirements = new Map<string, ReadonlyArray<CompiledRequirement> | null>();
-  readonly #anchors = new Map<string, Array<string | null>>();
-  readonly #tokens = new Map<string, Array<readonly string[] | null>>();
+  readonly #fixed = new Map<string, ReadonlyArray<FixedTokens | null>>();
+  readonly #anchors = new Map<string, ReadonlyArray<string | null>>();
+  readonly #tokens = new Map<string, ReadonlyArray<readonly string[] | null>>();
   #whole: Combined | null | undefined;
   constructor(readonly job: Job) {}
 
   /** Per op, the prefilter requirement in `lang`; null when the job has none there. */
   requirements(lang: string): ReadonlyArray<CompiledRequirement> | null {
-    let reqs = this.#requirements.get(lang);
-    if (reqs === undefined) {
+    return once(this.#requirements, lang, () => {
       const spec = this.job.prefilter?.[lang] ?? null;
-      reqs = spec !== null && spec.length === this.job.ops.length ? spec.map(compileRequirement) : null;
-      this.#requirements.set(lang, reqs);
-    }
-    return reqs;
+      return spec !== null && spec.length === this.job.ops.length ? spec.map(compileRequirement) : null;
+    });
+  }
+
+  /** Each op's fixed tokens in `lang` (pattern.ts fixedTokens); null for a rule object. */
+  #fixedTokens(lang: string, info: LangInfo): ReadonlyArray<FixedTokens | null> {
+    return once(this.#fixed, lang, () => this.job.ops.map((op) => (op.config ? null : fixedTokens(op.pat, info))));
   }
 
   /**
@@ -130,21 +141,17 @@ export class CompiledJob {
    * first fixed punctuation character.
    */
   anchors(lang: string, info: LangInfo): ReadonlyArray<string | null> {
-    let sources = this.#anchors.get(lang);
-    if (sources === undefined) {
+    return once(this.#anchors, lang, () => {
       const reqs = this.requirements(lang);
-      sources = this.job.ops.map((op, i) => {
-        if (op.config) return null;
+      return this.#fixedTokens(lang, info).map((t, i) => {
+        if (t === null) return null;
         const run = reqs?.[i]?.runs[0];
         if (run !== undefined) return `(?:${run.source})`;
-        const t = fixedTokens(op.pat, info);
         const word = [...t.words, ...t.tails].sort((a, b) => b.length - a.length)[0];
         if (word !== undefined) return wordSource(word, t.tails.includes(word));
         return t.chars.length > 0 ? escapeRegex(t.chars[0]!) : null;
       });
-      this.#anchors.set(lang, sources);
-    }
-    return sources;
+    });
   }
 
   /**
@@ -153,17 +160,13 @@ export class CompiledJob {
    * metavariable), which may match anywhere.
    */
   tokens(lang: string, info: LangInfo): ReadonlyArray<readonly string[] | null> {
-    let sources = this.#tokens.get(lang);
-    if (sources === undefined) {
-      sources = this.job.ops.map((op) => {
-        if (op.config) return null;
-        const t = fixedTokens(op.pat, info);
+    return once(this.#tokens, lang, () =>
+      this.#fixedTokens(lang, info).map((t) => {
+        if (t === null) return null;
         const all = [...t.words.map((w) => wordSource(w, false)), ...t.tails.map((w) => wordSource(w, true)), ...t.chars.map(escapeRegex)];
         return all.length > 0 ? all : null;
-      });
-      this.#tokens.set(lang, sources);
-    }
-    return sources;
+      }),
+    );
   }
 
   /** The ops a part of a text can match: those whose prefilter requirement holds (all when there is none). */
@@ -650,12 +653,8 @@ export class FileProcessor {
   readonly #languages = { done: false };
   readonly #compiled: CompiledJob;
   readonly #onParsed: ((bytes: number) => void) | undefined;
-  /**
-   * The bytes of the file being read, reused from file to file: what is kept of a file is its
-   * text and hash, so its bytes need no buffer of their own (fresh buffers for every file cost
-   * more to allocate and collect than to read into).
-   */
-  #scratch = Buffer.allocUnsafe(64 * 1024);
+  /** What is kept of a file is its text and hash: its bytes are read into one reused buffer. */
+  readonly #reader = new RegularFileReader();
   constructor(
     readonly napi: Napi,
     readonly job: EngineJob,
@@ -667,8 +666,7 @@ export class FileProcessor {
   }
 
   #filter(lang: string): ((bytes: Buffer, view?: Latin1View) => boolean) | null {
-    if (!this.#filters.has(lang)) this.#filters.set(lang, compileBytePrefilter(this.job.prefilter[lang] ?? null));
-    return this.#filters.get(lang)!;
+    return once(this.#filters, lang, () => compileBytePrefilter(this.job.prefilter[lang] ?? null));
   }
 
   process(file: EngineFile): FileResult {
@@ -711,7 +709,7 @@ export class FileProcessor {
   #read(file: EngineFile): FileResult | Read {
     let bytes: Buffer | null;
     try {
-      bytes = this.#bytes(file.abs);
+      bytes = this.#reader.read(file.abs, this.job.maxFileBytes);
     } catch (err) {
       return { rel: file.rel, status: "skipped", reason: "unreadable", message: messageOf(err) };
     }
@@ -726,33 +724,6 @@ export class FileProcessor {
     // fatal one, faster; a byte-order mark stays in the text, as the CLI sees it.
     const text = isAscii(bytes) ? (view.text ?? bytes.toString("latin1")) : bytes.toString("utf8");
     return { text, sha256: sha256(bytes) };
-  }
-
-  /**
-   * The file's bytes in the scratch buffer (valid until the next read), or null when there are
-   * more than the job's maxFileBytes. Read to the end, whatever its size said.
-   */
-  #bytes(abs: string): Buffer | null {
-    const fd = openSync(abs, "r");
-    try {
-      const max = this.job.maxFileBytes;
-      let length = 0;
-      for (;;) {
-        if (length === this.#scratch.length) {
-          if (length > max) return null;
-          const size = Math.max(fstatSync(fd).size + 1, length * 2);
-          const grown = Buffer.allocUnsafe(Math.min(size, max + 1));
-          this.#scratch.copy(grown, 0, 0, length);
-          this.#scratch = grown;
-        }
-        const n = readSync(fd, this.#scratch, length, this.#scratch.length - length, null);
-        if (n === 0) break;
-        length += n;
-      }
-      return length > max ? null : this.#scratch.subarray(0, length);
-    } finally {
-      closeSync(fd);
-    }
   }
 
   #result(file: EngineFile, read: Read, { matches, issues, hadErrors }: Answer): FileResult {
