@@ -19,9 +19,9 @@ const LINE = "export const value_0000 = compute(alpha, beta, gamma) + 1; // fill
 const HEAP_MB = 32;
 const MAX_RSS_MB = 300;
 // ast_edit also holds napi's native parse trees of the files in flight in its threads, outside the
-// heap: on these 100 KB files that alone is ~220 MiB, and the peak moves by ±15 MiB between runs.
-// The heap cap is what proves no text is kept; this bound catches native memory growing with the
-// tree. The 300 MiB peak on real corpora is the bench's to measure (docs/benchmarks.md).
+// heap, about twenty times the size of each file being parsed, and their peak varies from run to
+// run with the threads' timing. The heap cap is what proves no text is kept; this bound catches
+// native memory growing with the tree. The 300 MiB peak on real corpora is the bench's to measure (docs/benchmarks.md).
 const MAX_AST_RSS_MB = 330;
 
 function fileText(i: number): string {

@@ -15,6 +15,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { cliDefaults } from "../../src/tools/jscodeshift/pool.js";
 import { REPO_ROOT, testdir } from "../helpers/testdir.js";
+import { ORACLE_ENV } from "../helpers/jscodeshift-oracle.js";
 import { makeHost, stagedText } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
@@ -129,12 +130,10 @@ describe("react-codemod fixtures through the jscodeshift tool", () => {
       })),
     );
     const oracleOut = path.join(await testdir(), "oracle.json");
-    // Runs beside tollgate's steps (its own process). @babel/register's cache is off: it is one
-    // JSON file in the home directory that every run reads and rewrites whole (tens of MB for
-    // these transforms), which costs more than compiling them; it changes no output.
+    // Runs beside tollgate's steps (its own process).
     const oracleRun = execa(process.execPath, [ORACLE, oracleOut], {
       cwd: root,
-      env: { BABEL_DISABLE_CACHE: "1" },
+      env: ORACLE_ENV,
       input: JSON.stringify(oracleInput),
       timeout: 200_000,
     });

@@ -9,19 +9,15 @@ import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { gitdir, REPO_ROOT, testdir, tollgate } from "../helpers/testdir.js";
+import { ORACLE_ENV } from "../helpers/jscodeshift-oracle.js";
 import { makeHost, stagedText } from "./helpers.js";
 import { machineWorkers, workerExecArgv, workerSettings, workersFor } from "../../src/tools/jscodeshift/workers.js";
 
 const JSCODESHIFT_CLI = path.join(REPO_ROOT, "node_modules/jscodeshift/bin/jscodeshift.js");
 
-/**
- * The jscodeshift CLI (the oracle) in `cwd`, with @babel/register's cache off: that cache is one
- * JSON file in the home directory keyed by each compiled file's path, so every temp transform
- * adds an entry for good and every run reads and rewrites the whole file (seconds once it has
- * grown). The cache changes how fast a transform loads, not what it does.
- */
+/** The jscodeshift CLI (the oracle) in `cwd`. */
 function jscodeshiftCli(args: string[], cwd: string) {
-  return execa(process.execPath, [JSCODESHIFT_CLI, ...args], { cwd, env: { BABEL_DISABLE_CACHE: "1" } });
+  return execa(process.execPath, [JSCODESHIFT_CLI, ...args], { cwd, env: ORACLE_ENV });
 }
 
 // A CommonJS transform: skip (undefined) for files without `foo`, the same source for files
