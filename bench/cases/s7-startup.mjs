@@ -3,7 +3,9 @@
 // `node -e 0`: ≤ 2.0×; and `tollgate --version` ≤ 1.5×. A hook runs the same command again and
 // again, so the launcher's code cache is filled by one untimed run first; the same run with the
 // code cache off (TOLLGATE_CODE_CACHE=0) is printed without a target. At least ten rounds:
-// these runs are short and the machine's noise is not.
+// these runs are short and the machine's noise is not. The workspace is a git work tree with
+// the file committed, as a hook's is.
+import { execFileSync } from "node:child_process";
 import { NODE, ROOT, RUNS, alternate, effectCorpus, log, measure, removeWorkspace, row, summarize, tollgate, workspace } from "../lib/harness.mjs";
 import { oneSmallFile } from "../lib/floor.mjs";
 import { FILES, NEEDLES } from "./s1-one-pattern.mjs";
@@ -17,6 +19,10 @@ export async function run() {
   const rows = [];
   try {
     const file = oneSmallFile(effectCorpus(), "ts", NEEDLES, ws);
+    const git = (...a) => execFileSync("git", ["-c", "user.email=bench@example.com", "-c", "user.name=bench", ...a], { cwd: ws, stdio: "ignore" });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "-m", "bench");
     const args = ["run", "recipe.yaml", file, "--check"];
     const warm = tollgate(args, ws);
     if (warm.status !== 0 && warm.status !== 1) throw new Error(`tollgate ${args.join(" ")} failed (exit ${warm.status}): ${warm.stderr}`);

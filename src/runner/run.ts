@@ -57,10 +57,10 @@ async function executeLocked(prepared: PreparedRun, controls: RunControls): Prom
   const startedAt = now();
   // The tree the run started from (the run's own writes would make it dirty at the end).
   const env = world.process?.env ?? {};
-  const [git, repository] = await Promise.all([
-    gitState(workspace.root, env),
-    input.repository !== undefined ? input.repository : originRepository(workspace.root, env),
-  ]);
+  const [git, repository] =
+    input.provenance === false
+      ? [{ head: null, dirty: null }, input.repository ?? null]
+      : await Promise.all([gitState(workspace.root, env), input.repository !== undefined ? input.repository : originRepository(workspace.root, env)]);
   // A step that is running when SIGINT/SIGTERM arrives (an exec command, a long scan) sees it.
   session.start(signal ? { signal } : {});
   const ctx = resolutionContext(prepared, controls, log, now);

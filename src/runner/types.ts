@@ -37,6 +37,12 @@ export interface RunInput {
   command?: string;
   /** The repository the report names (owner/name); absent: the workspace's `origin` remote. */
   repository?: string;
+  /**
+   * Whether the report records where the run happened: git's HEAD and dirty flag, and the origin
+   * remote when `repository` is absent. Each is a git process; default true. False leaves them
+   * null, for a run whose report nobody reads (a pre-commit check pays for every process).
+   */
+  provenance?: boolean;
 }
 
 export interface Approvals {

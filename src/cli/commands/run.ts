@@ -8,7 +8,7 @@ import type { ChangedScope } from "../../scope.js";
 import type { RunInput, RunWorld } from "../../runner/types.js";
 import type { CommandSpec, Invocation } from "../command.js";
 import { executeWithOutputs, type CliRun } from "../execute.js";
-import { RUN_OPTIONS, type Format } from "../options.js";
+import { RUN_OPTIONS, formatOf, type Format } from "../options.js";
 import { relativeInside } from "../../util/inside.js";
 import { toPosix } from "../../util/inside.js";
 import type { Env } from "../../process-host.js";
@@ -101,6 +101,8 @@ export async function buildRun(args: RunArgs & { positionals: string[]; out?: st
       ...(changed ? { changed } : {}),
       exclude: outputExcludes(cwd, [args.report, args.patch, args.summary, args.sarif, args.out]),
     },
+    // The report's git fields are read only from its JSON: a plan file, --report, --format json.
+    provenance: command !== "run" || args.report !== undefined || formatOf(args.format, invocation.env) === "json",
   };
   return {
     input,
