@@ -1,6 +1,7 @@
 /**
  * Differential test of ast_scan against the @ast-grep/cli dev dependency: the rule
- * set in fixtures/scan-diff (rules over JavaScript, TypeScript, TSX, Python, Go and Rust using
+ * set in fixtures/scan-diff (rules over JavaScript, TypeScript, TSX, HTML, Python, Go and Rust,
+ * among them rules of ast-grep's own catalog as published, using
  * patterns and pattern objects, kind/regex/nthChild, inside/has/follows with stopBy and field,
  * all/any/not/matches, constraints, local and utilDirs utils, transforms in both forms,
  * rewriters with and without joinBy, expandStart/expandEnd, files/ignores, severity off, message
