@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { RUNS, astGrep, astGrepJson, countFiles, log, removeWorkspace, row, sideBySide, summarize, tollgate, workspace } from "./harness.mjs";
 import { floorRun, needleFiles, oneSmallFile } from "./floor.mjs";
 
-const recipeOf = (pat, out, lang) => `version: 1
+/** The one-op `ast_edit` recipe of a one-pattern case, over `src/`. */
+export const recipeOf = (pat, out, lang) => `version: 1
 name: bench-one-pattern
 steps:
   - tool: ast_edit
