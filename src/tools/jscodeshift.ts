@@ -47,7 +47,7 @@ const jscodeshiftParameters = Type.Object(
       Type.Integer({
         minimum: 1,
         description:
-          "Milliseconds the transform may take over one file (default 30000); a file that takes longer fails with that reason and its worker is replaced",
+          "Milliseconds the transform may take over one file (default 120000); a file that takes longer fails with that reason and its worker is replaced",
       }),
     ),
   },

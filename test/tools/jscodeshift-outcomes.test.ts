@@ -75,6 +75,23 @@ describe("jscodeshift outcomes", () => {
     expect(resultLines({ ...summary, transformParser: undefined, changed: [], errors: [], reports: [], stats: {} })).toEqual([
       "No changes: jscodeshift t.js (3 files: 0 changed, 0 unchanged, 1 skipped, 0 failed)",
     ]);
+    // A file not read as text is counted too, and listed with its reason.
+    expect(
+      resultLines({
+        ...summary,
+        transformParser: undefined,
+        changed: [],
+        errors: [],
+        reports: [],
+        stats: {},
+        unreadable: [{ path: "c.js", reason: "not valid UTF-8" }],
+      }),
+    ).toEqual([
+      "No changes: jscodeshift t.js (3 files: 0 changed, 0 unchanged, 1 skipped, 0 failed, 1 not read)",
+      "",
+      "Not transformed (1 file not readable as text):",
+      "- c.js: not valid UTF-8",
+    ]);
   });
 
   it("StepCollector: stages a changed file against the text the transform saw; a file changed meanwhile becomes an error", async () => {

@@ -70,7 +70,9 @@ export const stepLabel = (transform: string, changed: number): string => `Jscode
 /** The result text's lines (the preview reminder last when something was staged). */
 export function resultLines(s: StepSummary): string[] {
   const n = s.changed.length;
-  const counts = `${plural(s.files, "file")}: ${n} changed, ${s.unchanged} unchanged, ${s.skipped} skipped, ${s.errors.length} failed`;
+  // Every file is in one count: one not read as text (not UTF-8, binary) is neither skipped by the transform nor failed.
+  const notRead = s.unreadable.length > 0 ? `, ${s.unreadable.length} not read` : "";
+  const counts = `${plural(s.files, "file")}: ${n} changed, ${s.unchanged} unchanged, ${s.skipped} skipped, ${s.errors.length} failed${notRead}`;
   const lines = [n > 0 ? `${stepLabel(s.transform, n)} (${counts})` : `No changes: jscodeshift ${s.transform} (${counts})`];
   if (s.transformParser !== undefined) lines.push(`Parser: ${s.transformParser} (exported by the transform)`);
   for (const c of s.changed) lines.push(`- ${c}`);

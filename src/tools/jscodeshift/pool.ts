@@ -87,8 +87,12 @@ function workerScript(): string {
   return found;
 }
 
-/** Default of the step's `fileTimeout`: milliseconds a transform may take over one file. */
-export const DEFAULT_FILE_TIMEOUT_MS = 30_000;
+/**
+ * Default of the step's `fileTimeout`: milliseconds a transform may take over one file. It stops
+ * a transform that never returns; it must not fail real work: recast reprinting a large legacy
+ * file (a few hundred kilobytes) can take most of a minute on a slow, busy machine.
+ */
+export const DEFAULT_FILE_TIMEOUT_MS = 120_000;
 /** Loading a transform (Babel may compile it and its imports afresh) gets at least this long. */
 const MIN_LOAD_TIMEOUT_MS = 120_000;
 const MAX_TRANSFORMS_PER_WORKER = 8;
