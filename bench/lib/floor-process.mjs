@@ -5,6 +5,7 @@
 // Usage: node bench/lib/floor-process.mjs JOB.json
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { findInFiles } from "./find-in-files.mjs";
 
 const require = createRequire(import.meta.url);
 const job = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -16,21 +17,5 @@ if (job.dynamic) {
   });
 }
 const rule = { any: job.patterns.map((pattern) => ({ pattern })) };
-let files = 0;
-let nodes = 0;
-let sent = Infinity;
-await new Promise((resolve, reject) => {
-  const done = () => files >= sent && resolve();
-  napi
-    .findInFiles(job.lang, { paths: job.paths, matcher: { rule } }, (err, found) => {
-      if (err) return reject(err);
-      files++;
-      nodes += found.length;
-      done();
-    })
-    .then((n) => {
-      sent = n;
-      done();
-    }, reject);
-});
+const { files, nodes } = await findInFiles(napi, job.lang, { paths: job.paths, matcher: { rule } });
 process.stdout.write(`${nodes} matches in ${files} files\n`);

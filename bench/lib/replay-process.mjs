@@ -5,6 +5,7 @@
 // its results cost at the least. Prints the counts. Usage: node bench/lib/replay-process.mjs RECORD.json
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { findInFiles } from "./find-in-files.mjs";
 
 const require = createRequire(import.meta.url);
 const napi = require("@ast-grep/napi");
@@ -23,25 +24,10 @@ for (const { lang, paths, matcher } of record.calls) {
 const gone = [...groups.values()].flatMap((g) => g.paths).find((p) => !existsSync(p));
 if (gone !== undefined) throw new Error(`the recorded file ${gone} is gone`);
 
-let nodes = 0;
-const find = ({ lang, matcher, paths }) =>
-  new Promise((resolve, reject) => {
-    let files = 0;
-    let sent = Infinity;
-    const done = () => files >= sent && resolve();
-    napi
-      .findInFiles(lang, { paths, matcher }, (err, found) => {
-        if (err) return reject(err);
-        files++;
-        nodes += found.length;
-        done();
-      })
-      .then((n) => {
-        sent = n;
-        done();
-      }, reject);
-  });
-
-await Promise.all([...[...groups.values()].map(find), ...record.parses.map(([lang, text]) => napi.parseAsync(lang, text))]);
+const [found] = await Promise.all([
+  Promise.all([...groups.values()].map(({ lang, matcher, paths }) => findInFiles(napi, lang, { paths, matcher }))),
+  Promise.all(record.parses.map(([lang, text]) => napi.parseAsync(lang, text))),
+]);
+const nodes = found.reduce((n, f) => n + f.nodes, 0);
 const files = [...groups.values()].reduce((n, g) => n + g.paths.length, 0);
 process.stdout.write(`${nodes} nodes in ${files} files (${groups.size} call(s)), ${record.parses.length} statement parse(s)\n`);

@@ -12,7 +12,7 @@
  * MAC does not verify, is unusable by itself and the rest of the pack still serves.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { RegularFileReader } from "../util/regular.js";
+import { readRegularFileBounded } from "../util/regular.js";
 
 const PACK_FORMAT = 2;
 const MAGIC = "tollgate-results";
@@ -37,7 +37,7 @@ export class OversizedError extends Error {}
  * absent, and NotRegularFileError for anything but a regular file (a FIFO would block the run).
  */
 export function readBounded(file: string, max: number): Buffer {
-  const bytes = new RegularFileReader().read(file, max);
+  const bytes = readRegularFileBounded(file, max);
   if (bytes === null) throw new OversizedError();
   return bytes;
 }

@@ -71,14 +71,21 @@ function readToEnd(fd: number, buf: Buffer, size: number, max: number): { buf: B
 }
 
 /**
- * Reads a regular file whole; throws NotRegularFileError for anything else (ENOENT etc. as is).
- * Synchronous, yet it never blocks on a FIFO (opened with O_NONBLOCK, refused after fstat).
+ * Reads a regular file whole into a buffer of its own, or null when it holds more than `max`
+ * bytes; throws NotRegularFileError for anything else (ENOENT etc. as is). Synchronous, yet it
+ * never blocks on a FIFO (opened with O_NONBLOCK, refused after fstat).
  */
-export function readRegularFileSync(file: string): Buffer {
+export function readRegularFileBounded(file: string, max: number): Buffer | null {
   return withRegularFile(file, (fd, size) => {
-    const { buf, length } = readToEnd(fd, Buffer.allocUnsafeSlow(size + 1), size, Number.POSITIVE_INFINITY)!;
-    return buf.subarray(0, length);
+    if (size > max) return null;
+    const got = readToEnd(fd, Buffer.allocUnsafeSlow(size + 1), size, max);
+    return got && got.buf.subarray(0, got.length);
   });
+}
+
+/** readRegularFileBounded without a bound. */
+export function readRegularFileSync(file: string): Buffer {
+  return readRegularFileBounded(file, Number.POSITIVE_INFINITY)!;
 }
 
 /**

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { NotRegularFileError, RegularFileReader, readRegularFileSync } from "../../src/util/regular.js";
+import { NotRegularFileError, RegularFileReader, readRegularFileBounded, readRegularFileSync } from "../../src/util/regular.js";
 import { testdir } from "../helpers/testdir.js";
 
 describe("reading regular files", () => {
@@ -29,6 +29,8 @@ describe("reading regular files", () => {
     const reader = new RegularFileReader();
     expect(reader.read(file, 99_999)).toBeNull();
     expect(reader.read(file, 100_000)?.length).toBe(100_000);
+    expect(readRegularFileBounded(file, 99_999)).toBeNull();
+    expect(Buffer.compare(readRegularFileBounded(file, 100_000)!, readFileSync(file))).toBe(0);
   });
 
   it("a FIFO is refused at once, a directory with EISDIR, an absent file as fs says", async () => {
